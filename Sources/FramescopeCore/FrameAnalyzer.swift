@@ -1,0 +1,164 @@
+/// Turns a stream of frame ticks into a ``RecordingReport``, one tick at a time.
+///
+/// Feed it every display-refresh tick with ``record(_:)``. Cut the stream into
+/// segments — one per scroll gesture or animation — with ``beginSegment(_:)`` and
+/// ``endSegment()``; call ``pause()`` when measuring stops (the app went to the
+/// background) so the gap counts as nothing. ``report()`` can be taken at any time.
+///
+/// ```swift
+/// var analyzer = FrameAnalyzer()
+/// analyzer.beginSegment("scroll 1")
+/// for tick in ticks { analyzer.record(tick) }
+/// analyzer.endSegment()
+/// let report = analyzer.report()
+/// report.whole.hitchRatio      // ms of hitch per s, whole recording
+/// report.motion?.hitchRatio    // ms of hitch per s while scrolling
+/// ```
+///
+/// - Complexity: ``record(_:)`` is O(1), allocates nothing, takes no lock and does
+///   no I/O. Memory is constant in the number of ticks; it grows only by one
+///   finished ``SegmentReport`` per segment.
+public struct FrameAnalyzer: Sendable {
+    /// The thresholds this analyzer measures with.
+    public let configuration: AnalyzerConfiguration
+
+    private var whole: FrameAccumulator
+    private var segment: FrameAccumulator
+    private var segmentLabel: String?
+    private var finishedSegments: [SegmentReport] = []
+
+    private var hasPrevious = false
+    private var awaitingFirstInterval = true
+    private var previousTimestamp = 0.0
+    private var previousTarget = 0.0
+
+    /// Creates an analyzer.
+    /// - Parameter configuration: Thresholds; check ``AnalyzerConfiguration/problem`` first
+    ///   for values that come from users.
+    public init(configuration: AnalyzerConfiguration = AnalyzerConfiguration()) {
+        self.configuration = configuration
+        whole = FrameAccumulator(configuration: configuration)
+        segment = FrameAccumulator(configuration: configuration)
+    }
+
+    /// Whether a segment is open.
+    public var isInSegment: Bool { segmentLabel != nil }
+
+    /// Records one tick and says what it measured.
+    ///
+    /// A tick is rejected — counted in ``FrameReport/rejectedTicks`` and otherwise
+    /// ignored — when its timestamp is not finite or not after the previous accepted
+    /// one, when its target is not finite or not after its timestamp, or when no
+    /// refresh interval is known for it.
+    @discardableResult
+    @inlinable
+    public mutating func record(_ tick: FrameTick) -> TickOutcome {
+        recordTick(timestamp: tick.timestamp, targetTimestamp: tick.targetTimestamp, refreshInterval: tick.refreshInterval)
+    }
+
+    /// Records one tick given as separate values; see ``record(_:)``.
+    /// - Parameters:
+    ///   - timestamp: When the last frame was shown, in seconds.
+    ///   - targetTimestamp: When the next frame is due, in seconds, if known.
+    ///   - refreshInterval: Nominal refresh interval in seconds, if known.
+    @discardableResult
+    public mutating func recordTick(timestamp: Double, targetTimestamp: Double?, refreshInterval: Double?) -> TickOutcome {
+        guard timestamp.isFinite else { return reject(.nonFiniteTimestamp) }
+        let target: Double
+        if let targetTimestamp {
+            guard targetTimestamp.isFinite, targetTimestamp > timestamp else { return reject(.invalidTarget) }
+            target = targetTimestamp
+        } else if let interval = refreshInterval ?? configuration.refreshInterval, interval.isFinite, interval > 0 {
+            target = timestamp + interval
+        } else {
+            return reject(.unknownRefreshInterval)
+        }
+        guard hasPrevious else {
+            hasPrevious = true
+            previousTimestamp = timestamp
+            previousTarget = target
+            return .started
+        }
+        guard timestamp > previousTimestamp else { return reject(.notIncreasing) }
+
+        let frame = FrameInterval(previousTimestamp: previousTimestamp, previousTarget: previousTarget, timestamp: timestamp)
+        previousTimestamp = timestamp
+        previousTarget = target
+        if awaitingFirstInterval {
+            awaitingFirstInterval = false
+            whole.recordFirst(frame)
+            return .first(frame)
+        }
+        whole.record(frame, endingAt: timestamp)
+        if segmentLabel != nil { segment.record(frame, endingAt: timestamp) }
+        return .measured(frame)
+    }
+
+    private mutating func reject(_ reason: TickRejection) -> TickOutcome {
+        whole.recordRejected()
+        return .rejected(reason)
+    }
+
+    /// Starts a segment named `label`; an open segment is ended first.
+    ///
+    /// An interval belongs to the segment of the tick that ends it, so intervals
+    /// recorded from now on count in this segment as well as in the whole recording.
+    public mutating func beginSegment(_ label: String) {
+        if segmentLabel != nil { endSegment() }
+        segmentLabel = label
+    }
+
+    /// Ends the open segment, if any. A segment that measured no interval is not kept.
+    public mutating func endSegment() {
+        guard let label = segmentLabel else { return }
+        let report = segment.report()
+        if report.frames > 0 { finishedSegments.append(SegmentReport(label: label, report: report)) }
+        segment.reset(configuration: configuration)
+        segmentLabel = nil
+    }
+
+    /// Stops measuring until the next tick: the gap until then counts nowhere, the
+    /// incomplete FPS windows are dropped, and the first interval after the pause is
+    /// reported as ``FrameReport/firstFPS`` only. An open segment stays open.
+    public mutating func pause() {
+        hasPrevious = false
+        awaitingFirstInterval = true
+        whole.discardOpenWindow()
+        segment.discardOpenWindow()
+    }
+
+    /// The report of everything recorded so far. An open segment is included as it
+    /// stands; incomplete FPS windows are left out.
+    public func report() -> RecordingReport {
+        var segments = finishedSegments
+        if let label = segmentLabel {
+            let open = segment.report()
+            if open.frames > 0 { segments.append(SegmentReport(label: label, report: open)) }
+        }
+        return RecordingReport(whole: whole.report(), segments: segments)
+    }
+}
+
+/// What ``FrameAnalyzer/record(_:)`` made of one tick.
+public enum TickOutcome: Sendable, Hashable {
+    /// The first accepted tick after a start or a pause: no interval to measure yet.
+    case started
+    /// The first interval after a start or a pause, counted only as ``FrameReport/firstFPS``.
+    case first(FrameInterval)
+    /// An interval counted in the report (and in the open segment, if any).
+    case measured(FrameInterval)
+    /// The tick was refused and counted in ``FrameReport/rejectedTicks``.
+    case rejected(TickRejection)
+}
+
+/// Why a tick was refused.
+public enum TickRejection: String, Sendable, Hashable, CaseIterable {
+    /// The timestamp is NaN or infinite.
+    case nonFiniteTimestamp
+    /// The timestamp is not after the previous accepted tick's.
+    case notIncreasing
+    /// The target timestamp is NaN, infinite, or not after the timestamp.
+    case invalidTarget
+    /// Neither a target timestamp nor a refresh interval is known for the tick.
+    case unknownRefreshInterval
+}

@@ -1,0 +1,51 @@
+/// The measurement of one interval between two accepted ticks: the per-frame
+/// definitions of `docs/metrics.md` in one place.
+///
+/// With `p` the earlier tick and `i` the later one:
+/// - interval Δ = tᵢ − tₚ
+/// - expected E = Tₚ − tₚ (follows variable refresh frame by frame)
+/// - elapsed refreshes n = max(1, round(Δ / E)); dropped frames k = n − 1
+/// - lateness L = tᵢ − Tₚ when n ≥ 2, else 0 (display-link jitter is not a hitch)
+/// - duration D = max(tᵢ, Tₚ) − tₚ (a frame shown early counts as on time)
+public struct FrameInterval: Sendable, Hashable {
+    /// Seconds between the two timestamps (Δ).
+    public var interval: Double
+    /// Seconds the display expected the frame to take (E = Tₚ − tₚ).
+    public var expected: Double
+    /// Refreshes that elapsed, at least 1 (n).
+    public var elapsedRefreshes: Int
+    /// Seconds the frame was shown later than it was due; 0 unless a refresh was missed (L).
+    public var lateness: Double
+    /// Seconds the frame took, early frames clamped to their target (D).
+    public var duration: Double
+
+    /// Frames the display skipped in this interval (k = n − 1).
+    @inlinable public var droppedFrames: Int { elapsedRefreshes - 1 }
+
+    /// The frame rate this frame alone stands for, in FPS (1 / D).
+    @inlinable public var instantaneousFPS: Double { 1 / duration }
+
+    /// The nominal refresh rate of this interval in whole Hz (1 / E rounded).
+    @inlinable public var refreshRate: Int {
+        let hz = (1 / expected).rounded()
+        return hz < 1 ? 1 : (hz > 100_000 ? 100_000 : Int(hz))
+    }
+
+    /// Measures the interval that ends at `timestamp`.
+    /// - Parameters:
+    ///   - previousTimestamp: tₚ, in seconds.
+    ///   - previousTarget: Tₚ, in seconds; must be after `previousTimestamp`.
+    ///   - timestamp: tᵢ, in seconds; must be after `previousTimestamp`.
+    @inlinable
+    public init(previousTimestamp: Double, previousTarget: Double, timestamp: Double) {
+        let interval = timestamp - previousTimestamp
+        let expected = previousTarget - previousTimestamp
+        let ratio = (interval / expected).rounded()
+        let refreshes = ratio < 1 ? 1 : (ratio > 1e9 ? 1_000_000_000 : Int(ratio))
+        self.interval = interval
+        self.expected = expected
+        self.elapsedRefreshes = refreshes
+        self.lateness = refreshes >= 2 ? timestamp - previousTarget : 0
+        self.duration = (timestamp > previousTarget ? timestamp : previousTarget) - previousTimestamp
+    }
+}

@@ -1,0 +1,64 @@
+/// The report of one recording: the whole, its segments, and `motion`, their merge.
+///
+/// `whole.hitchRatio` is hitch time per second over the recording; `motion?.hitchRatio`
+/// is hitch time per second while in motion (scrolling or animating), comparable with
+/// Apple's scroll hitch rate.
+public struct RecordingReport: Sendable, Hashable {
+    /// Every measured interval of the recording.
+    public var whole: FrameReport
+    /// The merge of all segments, or `nil` when the recording has none.
+    public var motion: FrameReport?
+    /// One report per segment, in recording order.
+    public var segments: [SegmentReport]
+
+    /// Creates a report; `motion` is the merge of `segments`.
+    public init(whole: FrameReport, segments: [SegmentReport] = []) {
+        self.whole = whole
+        self.segments = segments
+        self.motion = segments.isEmpty ? nil : FrameReport.merged(segments.map(\.report))
+    }
+
+    /// Creates a report with a given motion report and no segment list, as a screen
+    /// visit sends it over the wire.
+    public init(whole: FrameReport, motion: FrameReport?) {
+        self.whole = whole
+        self.motion = motion
+        self.segments = []
+    }
+
+    /// Adds `other`: wholes and motions merge, segment lists are concatenated.
+    public mutating func merge(_ other: RecordingReport) {
+        whole.merge(other.whole)
+        switch (motion, other.motion) {
+        case (var mine?, let theirs?):
+            mine.merge(theirs)
+            motion = mine
+        case (nil, let theirs?):
+            motion = theirs
+        default:
+            break
+        }
+        segments.append(contentsOf: other.segments)
+    }
+
+    /// The report of both recordings.
+    public func merging(_ other: RecordingReport) -> RecordingReport {
+        var result = self
+        result.merge(other)
+        return result
+    }
+}
+
+/// The report of one segment: a scroll gesture or an animation.
+public struct SegmentReport: Sendable, Hashable, Codable {
+    /// The segment's name as the recording gave it ("scroll 3").
+    public var label: String
+    /// Its measured intervals.
+    public var report: FrameReport
+
+    /// Creates a segment report.
+    public init(label: String, report: FrameReport) {
+        self.label = label
+        self.report = report
+    }
+}

@@ -1,0 +1,37 @@
+import FramescopeCore
+
+/// One thing a trace says, in order: a declared refresh rate, a tick, or a change
+/// of segment.
+public enum TraceEvent: Sendable, Hashable {
+    /// The trace declares its display's refresh rate, in Hz (`# refreshRate=60`).
+    case refreshRate(Double)
+    /// The ticks from here on belong to the segment named, or to none (`nil`).
+    case segment(String?)
+    /// One display tick.
+    case tick(FrameTick)
+}
+
+/// The trace formats Framescope reads (DESIGN §3).
+public enum TraceFormat: String, Sendable, Hashable, CaseIterable {
+    /// `timestamp,targetTimestamp[,segment]` lines with an optional `# refreshRate=…` comment.
+    case csv
+    /// `{"refreshRate": …, "ticks": [{"timestamp": …, "targetTimestamp": …, "segment": …}]}`.
+    case json
+
+    /// The format of a trace whose content begins with `prefix`: JSON when the first
+    /// character that is not white space (after a byte-order mark) is `{`, else CSV.
+    public static func detect(prefix: some Collection<UInt8>) -> TraceFormat {
+        var bytes = prefix.makeIterator()
+        var position = 0
+        while let byte = bytes.next() {
+            defer { position += 1 }
+            if position < 3, [0xEF, 0xBB, 0xBF][position] == byte { continue }
+            switch byte {
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"): continue
+            case UInt8(ascii: "{"): return .json
+            default: return .csv
+            }
+        }
+        return .csv
+    }
+}

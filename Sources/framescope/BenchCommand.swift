@@ -1,0 +1,138 @@
+import ArgumentParser
+import Foundation
+import FramescopeCore
+import FramescopeTraces
+
+/// `framescope bench`: throughput and memory of `analyze` on a generated trace.
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Measure analyze's throughput and memory on a generated CSV trace.",
+        discussion: """
+            Writes a CSV trace of --ticks ticks (60 Hz, a drop every 97 frames, a segment \
+            every 600 ticks), then analyzes it as 'framescope analyze' does and prints \
+            ticks/s, MB/s and peak resident memory, plus the engine's own ns per tick on \
+            ticks generated in memory. Build with -c release for meaningful figures.
+            """
+    )
+
+    @Option(help: "Number of ticks to generate.")
+    var ticks: Int = 10_000_000
+
+    @Option(help: ArgumentHelp("Where to write the trace; a temporary file by default (deleted afterwards).", valueName: "path"))
+    var output: String?
+
+    mutating func validate() throws {
+        if ticks < 2 { throw ValidationError("--ticks must be at least 2") }
+    }
+
+    func run() throws {
+        try CLIFailure.reporting {
+            let path = output ?? NSTemporaryDirectory() + "framescope-bench-\(getpid()).csv"
+            defer { if output == nil { try? FileManager.default.removeItem(atPath: path) } }
+            let bytes = try writeBenchmarkTrace(ticks: ticks, to: path)
+            let residentBefore = residentMemory().current
+
+            let clock = ContinuousClock()
+            var source = try FileByteSource(path: path)
+            var report = RecordingReport(whole: FrameReport())
+            let elapsed = try clock.measure {
+                report = try TraceReader(file: path).analyze(from: &source)
+            }
+            let memory = residentMemory()
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+            let measured = report.whole.frames + report.whole.firstFrames + 1
+
+            let engineTicks = min(ticks, 50_000_000)
+            var analyzer = FrameAnalyzer()
+            let interval = 1.0 / 60
+            let engineElapsed = clock.measure {
+                var t = 0.0
+                for index in 0..<engineTicks {
+                    t += index % 97 == 96 ? 2 * interval : interval
+                    analyzer.record(FrameTick(timestamp: t, targetTimestamp: t + interval))
+                }
+            }
+            let engineSeconds = Double(engineElapsed.components.seconds) + Double(engineElapsed.components.attoseconds) * 1e-18
+
+            print("""
+                trace:                 \(ticks) ticks, \(Metric.decimal(Double(bytes) / 1e6, digits: 1)) MB CSV
+                analyze:               \(Metric.decimal(seconds, digits: 3)) s
+                ticks per second:      \(Metric.decimal(Double(measured) / seconds / 1e6, digits: 2)) million
+                throughput:            \(Metric.decimal(Double(bytes) / seconds / 1e6, digits: 1)) MB/s
+                resident before:       \(Metric.decimal(Double(residentBefore) / 1e6, digits: 1)) MB
+                resident after:        \(Metric.decimal(Double(memory.current) / 1e6, digits: 1)) MB
+                peak resident:         \(Metric.decimal(Double(memory.peak) / 1e6, digits: 1)) MB
+                engine only:           \(Metric.decimal(engineSeconds / Double(engineTicks) * 1e9, digits: 1)) ns per tick (\(engineTicks) ticks in memory)
+                check:                 \(report.whole.frames) frames, \(report.whole.dropEvents) drop events, \(report.segments.count) segments, averageFPS \(Metric.decimal(report.whole.averageFPS ?? 0, digits: 2))
+                """)
+            _ = analyzer.report().whole.frames
+        }
+    }
+}
+
+/// Writes the benchmark trace and returns its size in bytes.
+func writeBenchmarkTrace(ticks: Int, to path: String) throws -> Int {
+    guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+        throw CLIFailure(exitCode: CLIFailure.ioError, message: "\(path): cannot create the benchmark trace")
+    }
+    defer { try? handle.close() }
+    var buffer: [UInt8] = []
+    buffer.reserveCapacity(1 << 21)
+    var written = 0
+    func flush() throws {
+        try handle.write(contentsOf: buffer)
+        written += buffer.count
+        buffer.removeAll(keepingCapacity: true)
+    }
+    buffer.append(contentsOf: Array("timestamp,targetTimestamp,segment\n".utf8))
+    let intervalNanoseconds: Int64 = 16_666_667
+    var now: Int64 = 1_000_000_000_000
+    for index in 0..<ticks {
+        now += index % 97 == 96 ? 2 * intervalNanoseconds : intervalNanoseconds
+        appendSeconds(now, to: &buffer)
+        buffer.append(UInt8(ascii: ","))
+        appendSeconds(now + intervalNanoseconds, to: &buffer)
+        buffer.append(UInt8(ascii: ","))
+        if (index / 600) % 2 == 1 {
+            buffer.append(contentsOf: Array("scroll \(index / 1200 + 1)".utf8))
+        }
+        buffer.append(UInt8(ascii: "\n"))
+        if buffer.count >= 1 << 20 { try flush() }
+    }
+    try flush()
+    return written
+}
+
+/// Appends whole nanoseconds as seconds with nine decimals ("1000.016666667").
+func appendSeconds(_ nanoseconds: Int64, to buffer: inout [UInt8]) {
+    let seconds = nanoseconds / 1_000_000_000
+    var fraction = nanoseconds % 1_000_000_000
+    buffer.append(contentsOf: String(seconds).utf8)
+    buffer.append(UInt8(ascii: "."))
+    var digits = [UInt8](repeating: 48, count: 9)
+    for position in stride(from: 8, through: 0, by: -1) {
+        digits[position] = UInt8(48 + fraction % 10)
+        fraction /= 10
+    }
+    buffer.append(contentsOf: digits)
+}
+
+/// The process's resident memory now and at its peak, in bytes.
+func residentMemory() -> (current: Int, peak: Int) {
+    #if os(Linux)
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return (0, 0) }
+    func field(_ name: String) -> Int {
+        for line in status.split(separator: "\n") where line.hasPrefix(name) {
+            let digits = line.dropFirst(name.count).filter(\.isNumber)
+            return (Int(String(digits)) ?? 0) * 1024
+        }
+        return 0
+    }
+    return (field("VmRSS:"), field("VmHWM:"))
+    #else
+    var usage = rusage()
+    getrusage(RUSAGE_SELF, &usage)
+    return (Int(usage.ru_maxrss), Int(usage.ru_maxrss))
+    #endif
+}

@@ -1,0 +1,108 @@
+import Foundation
+import FramescopeCore
+import FramescopeTraces
+
+/// Turns the files named on the command line into reports: traces are analyzed as
+/// they stream in; JSON reports written by `framescope analyze --format json` are
+/// read back as they are.
+struct ReportLoader {
+    var options: AnalysisOptions
+
+    func load(_ path: String) throws -> RecordingReport {
+        var source = try FileByteSource(path: path)
+        if try isReportJSON(path) { return try decodeReport(path) }
+        let progress = ProgressLine(label: path, total: source.size)
+        defer { progress.finish() }
+        return try TraceReader(file: path).analyze(
+            from: &source,
+            configuration: options.configuration,
+            refreshRateOverride: options.refreshRate,
+            progress: progress.update
+        )
+    }
+
+    /// Whether the file is a JSON object whose first key is not one of a trace's.
+    private func isReportJSON(_ path: String) throws -> Bool {
+        let source = try FileByteSource(path: path)
+        var prefix = [UInt8](repeating: 0, count: 256)
+        let count = try prefix.withUnsafeMutableBytes { (buffer) throws(TraceError) in try source.read(into: buffer) }
+        let head = prefix[0..<count]
+        guard TraceFormat.detect(prefix: head) == .json else { return false }
+        let text = String(decoding: head, as: UTF8.self)
+        guard let quote = text.firstIndex(of: "\"") else { return false }
+        let key = text[text.index(after: quote)...].prefix { $0 != "\"" }
+        return key != "ticks" && key != "refreshRate"
+    }
+
+    private func decodeReport(_ path: String) throws -> RecordingReport {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw CLIFailure(exitCode: CLIFailure.ioError, message: "\(path): cannot read: \(error.localizedDescription)")
+        }
+        do {
+            return try JSONDecoder().decode(RecordingReport.self, from: data)
+        } catch let error as DecodingError {
+            throw CLIFailure(exitCode: CLIFailure.dataError, message: "\(path): not a Framescope trace or report: \(describe(error))")
+        }
+    }
+}
+
+/// A decoding error in words: the field path and what is wrong with it.
+func describe(_ error: DecodingError) -> String {
+    func path(_ keys: [any CodingKey]) -> String {
+        let text = keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        return text.isEmpty ? "top level" : text
+    }
+    switch error {
+    case let .dataCorrupted(context):
+        if let underlying = context.underlyingError as NSError? {
+            return "\(path(context.codingPath)): \(context.debugDescription) \(underlying.userInfo["NSDebugDescription"] as? String ?? "")".trimmingCharacters(in: .whitespaces)
+        }
+        return "\(path(context.codingPath)): \(context.debugDescription)"
+    case let .keyNotFound(key, context):
+        return "\(path(context.codingPath + [key])): missing"
+    case let .typeMismatch(type, context):
+        return "\(path(context.codingPath)): expected \(type)"
+    case let .valueNotFound(type, context):
+        return "\(path(context.codingPath)): expected \(type), found null"
+    @unknown default:
+        return "\(error)"
+    }
+}
+
+/// A progress line on stderr, shown only when both stdout and stderr are terminals.
+final class ProgressLine {
+    private let label: String
+    private let total: Int
+    private let enabled: Bool
+    private var shown = false
+    private var lastPrinted = 0
+
+    init(label: String, total: Int) {
+        self.label = label
+        self.total = total
+        enabled = isTerminal(1) && isTerminal(2) && total > 8 << 20
+    }
+
+    func update(_ bytesRead: Int) {
+        guard enabled, bytesRead - lastPrinted >= 4 << 20 || bytesRead == total else { return }
+        lastPrinted = bytesRead
+        shown = true
+        let percent = total > 0 ? 100 * bytesRead / total : 0
+        writeToStandardError("\r\(label): \(bytesRead >> 20) MB of \(total >> 20) MB read (\(percent) %)\u{1B}[K")
+    }
+
+    func finish() {
+        if shown { writeToStandardError("\r\u{1B}[K") }
+    }
+}
+
+/// JSON as the CLI prints it: indented, keys sorted so output is stable.
+func encodeJSON<T: Encodable>(_ value: T) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    let data = try encoder.encode(value)
+    return String(decoding: data, as: UTF8.self)
+}

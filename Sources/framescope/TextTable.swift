@@ -1,0 +1,57 @@
+import FramescopeCore
+
+/// A plain-text table: a header row, then rows, columns padded to their widest
+/// cell; the first column left-aligned, the others right-aligned.
+struct TextTable {
+    var header: [String]
+    var rows: [[String]] = []
+
+    func render() -> String {
+        let all = [header] + rows
+        let widths = header.indices.map { column in all.map { $0.indices.contains(column) ? $0[column].count : 0 }.max() ?? 0 }
+        return all.map { row in
+            row.enumerated().map { column, cell in
+                let padding = String(repeating: " ", count: widths[column] - cell.count)
+                return column == 0 ? cell + padding : padding + cell
+            }.joined(separator: "  ")
+        }.joined(separator: "\n")
+    }
+}
+
+/// The rows `analyze` shows: every metric except the ones that only count data.
+let tableMetrics: [Metric] = Metric.allCases
+
+/// A metric's value for a table cell: formatted with its unit, "—" without data.
+func cell(_ metric: Metric, _ report: FrameReport?) -> String {
+    guard let report, let value = metric.value(in: report) else { return "—" }
+    return metric.format(value)
+}
+
+/// The table `analyze` prints for one recording: whole and motion, then one line per segment.
+func renderReport(_ report: RecordingReport) -> String {
+    var table = TextTable(header: report.motion == nil ? ["metric", "recording"] : ["metric", "recording", "motion"])
+    for metric in tableMetrics {
+        var row = [metric.rawValue, cell(metric, report.whole)]
+        if report.motion != nil { row.append(cell(metric, report.motion)) }
+        table.rows.append(row)
+    }
+    table.rows.append(["refreshRates", refreshRatesText(report.whole)] + (report.motion.map { [refreshRatesText($0)] } ?? []))
+    var text = table.render()
+    if !report.segments.isEmpty {
+        var segments = TextTable(header: ["segment", "frames", "dropEvents", "maxDroppedFrames", "hitchRatio", "averageFPS", "frameDuration.p95"])
+        for segment in report.segments {
+            segments.rows.append([
+                segment.label,
+                cell(.frames, segment.report), cell(.dropEvents, segment.report), cell(.maxDroppedFrames, segment.report),
+                cell(.hitchRatio, segment.report), cell(.averageFPS, segment.report), cell(.frameDurationP95, segment.report),
+            ])
+        }
+        text += "\n\n" + segments.render()
+    }
+    return text
+}
+
+/// "60 Hz: 1200, 120 Hz: 30" — frames per nominal refresh rate.
+func refreshRatesText(_ report: FrameReport) -> String {
+    report.refreshRates.entries.isEmpty ? "—" : report.refreshRates.entries.map { "\($0.key) Hz: \($0.count)" }.joined(separator: ", ")
+}

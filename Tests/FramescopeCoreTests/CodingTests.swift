@@ -1,0 +1,108 @@
+import Foundation
+import FramescopeCore
+import Testing
+
+@Suite("Reports and budgets as JSON")
+struct CodingTests {
+    func sampleReport() -> RecordingReport {
+        let r = 1.0 / 60
+        var analyzer = FrameAnalyzer()
+        var t = 0.0
+        analyzer.record(FrameTick(timestamp: t, targetTimestamp: t + r))
+        for index in 0..<300 {
+            if index == 100 { analyzer.beginSegment("scroll 1") }
+            if index == 200 { analyzer.endSegment() }
+            t += (index % 37 == 0 ? 3 : 1) * r
+            if index == 250 { t += 0.5 }
+            analyzer.record(FrameTick(timestamp: t, targetTimestamp: t + r))
+        }
+        return analyzer.report()
+    }
+
+    func object(_ data: Data) throws -> [String: Any] {
+        try #require(JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    @Test("The report JSON has every DESIGN §3 key, with null for metrics without data")
+    func designKeys() throws {
+        let data = try JSONEncoder().encode(sampleReport())
+        let json = try object(data)
+        for key in ["frames", "duration", "averageFPS", "firstFPS", "minFPS", "maxFPS", "droppedFrames", "dropEvents",
+                    "maxDroppedFrames", "hitchTime", "hitchRatio", "hangs", "hangTime", "hangRate", "slowFrames",
+                    "frozenFrames", "stability", "frameDuration", "refreshRates", "rejectedTicks", "motion", "segments"] {
+            #expect(json[key] != nil, "missing \(key)")
+        }
+        let durations = try #require(json["frameDuration"] as? [String: Any])
+        for key in ["p50", "p90", "p95", "p99", "max"] { #expect(durations[key] is Double, "frameDuration.\(key)") }
+        #expect((json["refreshRates"] as? [String: Int])?["60"] == 300 - 1)
+        let motion = try #require(json["motion"] as? [String: Any])
+        #expect(motion["firstFPS"] is NSNull)
+        let segments = try #require(json["segments"] as? [[String: Any]])
+        #expect(segments.first?["label"] as? String == "scroll 1")
+
+        let empty = try object(try JSONEncoder().encode(FrameAnalyzer().report()))
+        for key in ["averageFPS", "firstFPS", "minFPS", "maxFPS", "hitchRatio", "hangRate", "stability", "maxDroppedFrames"] {
+            #expect(empty[key] is NSNull, "\(key) should be null without data")
+        }
+        #expect(empty["motion"] is NSNull)
+    }
+
+    @Test("A report survives a JSON round trip exactly")
+    func roundTrip() throws {
+        let report = sampleReport()
+        let decoded = try JSONDecoder().decode(RecordingReport.self, from: try JSONEncoder().encode(report))
+        #expect(decoded == report)
+        #expect(decoded.whole.hitchRatio == report.whole.hitchRatio)
+    }
+
+    @Test("Decoding names the field that contradicts another", arguments: [
+        ("dropEvents", 1_000_000, "dropEvents"),
+        ("frames", 5, "frames"),
+        ("hangs", 100_000, "hangs"),
+        ("droppedFrames", 0, "dropEvents"),
+        ("maxDroppedFrames", 1_000, "maxDroppedFrames"),
+    ])
+    func contradictions(key: String, value: Int, field: String) throws {
+        var json = try object(try JSONEncoder().encode(sampleReport().whole))
+        json[key] = value
+        let data = try JSONSerialization.data(withJSONObject: json)
+        do {
+            _ = try JSONDecoder().decode(FrameReport.self, from: data)
+            Issue.record("decoding should fail for \(key) = \(value)")
+        } catch let DecodingError.dataCorrupted(context) {
+            #expect(context.codingPath.last?.stringValue == field)
+        }
+    }
+
+    @Test("Budgets read from JSON; unknown scopes, metrics and bounds are named")
+    func budgetJSON() throws {
+        let text = #"{"recording": {"hitchRatio": {"max": 5}, "averageFPS": {"min": 55}}, "eachSegment": {"dropEvents": {"max": 3}}, "motion": {"frameDuration.p95": {"max": 0.025}}}"#
+        let budget = try JSONDecoder().decode(Budget.self, from: Data(text.utf8))
+        #expect(Set(budget.recording) == [.max(.hitchRatio, 5), .min(.averageFPS, 55)])
+        #expect(budget.eachSegment == [.max(.dropEvents, 3)])
+        #expect(budget.motion == [.max(.frameDurationP95, 0.025)])
+        let again = try JSONDecoder().decode(Budget.self, from: try JSONEncoder().encode(budget))
+        #expect(Set(again.recording) == Set(budget.recording))
+
+        for (bad, word) in [(#"{"everything": {}}"#, "everything"), (#"{"recording": {"hitchRate": {"max": 5}}}"#, "hitchRate"), (#"{"recording": {"hitchRatio": {"most": 5}}}"#, "most")] {
+            do {
+                _ = try JSONDecoder().decode(Budget.self, from: Data(bad.utf8))
+                Issue.record("\(bad) should not decode")
+            } catch let DecodingError.dataCorrupted(context) {
+                #expect(context.debugDescription.contains(word))
+            }
+        }
+    }
+
+    @Test("Metric values and formats")
+    func metricFormatting() {
+        #expect(Metric.hitchRatio.format(12.345) == "12.3 ms/s")
+        #expect(Metric.frameDurationP95.format(0.0167) == "16.7 ms")
+        #expect(Metric.stability.format(0.871) == "87.1 %")
+        #expect(Metric.dropEvents.describe(1) == "1 drop event")
+        #expect(Metric.averageFPS.describe(53.44) == "average 53.4 FPS")
+        #expect(Metric.decimal(-0.04, digits: 1) == "0.0")
+        #expect(Metric.decimal(2.05, digits: 2) == "2.05")
+        #expect(Metric.allCases.count == Set(Metric.allCases.map(\.rawValue)).count)
+    }
+}
