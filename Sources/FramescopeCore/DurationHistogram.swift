@@ -205,8 +205,8 @@ struct DenseDurationHistogram: Sendable {
     }
 
     @inline(__always)
-    mutating func record(seconds: Double) {
-        counts[DurationHistogram.bucketIndex(forSeconds: seconds)] &+= 1
+    mutating func record(bucket: Int) {
+        counts[bucket] &+= 1
     }
 
     /// The sparse form. O(bucketCount).

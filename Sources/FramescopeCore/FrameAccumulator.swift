@@ -1,74 +1,62 @@
-/// The analyzer's working state for one span (the whole recording or one segment):
-/// the counters of a ``FrameReport`` plus dense histograms and the open FPS window.
+/// The analyzer's working state for one span of intervals: the counters of a
+/// ``FrameReport`` plus dense histograms, and optionally the span's FPS windows.
 ///
 /// Every array is allocated once, in `init`, so ``record(_:endingAt:)`` never allocates.
 struct FrameAccumulator: Sendable {
     private(set) var counters: FrameReport
     private var durations = DenseDurationHistogram()
-    private var windowFrameCounts = DenseTally()
     private var rates = DenseTally()
     private var shortestFrame = Double.infinity
     private var longestFrame = 0.0
+    private let tracksWindows: Bool
+    private(set) var windows: WindowCounter
 
     private let hangThreshold: Double
     private let frozenThreshold: Double
-    private let windowLength: Double
 
-    private var windowOpen = false
-    private var windowOrigin = 0.0
-    private var windowIndex = 0
-    private var windowEnd = 0.0
-    private var framesInWindow = 0
-
-    init(configuration: AnalyzerConfiguration) {
+    /// - Parameter tracksWindows: whether this span keeps its own FPS windows (a
+    ///   segment does; the part of a recording outside segments does not, because the
+    ///   recording's windows run across segment boundaries).
+    init(configuration: AnalyzerConfiguration, tracksWindows: Bool) {
         counters = FrameReport(stabilityBand: configuration.stabilityBand)
         hangThreshold = configuration.hangThreshold
         frozenThreshold = configuration.frozenThreshold
-        windowLength = configuration.windowLength
+        self.tracksWindows = tracksWindows
+        windows = WindowCounter(windowLength: configuration.windowLength)
     }
 
     /// Counts one measured interval that ends at `timestamp` (seconds).
     @inline(__always)
-    mutating func record(_ frame: FrameInterval, endingAt timestamp: Double) {
-        let durationNanoseconds = FrameReport.nanoseconds(frame.duration)
+    mutating func record(_ frame: FrameSample, endingAt timestamp: Double) {
         counters.frames &+= 1
-        counters.durationNanoseconds &+= durationNanoseconds
+        counters.durationNanoseconds &+= frame.durationNanoseconds
         if frame.duration < shortestFrame { shortestFrame = frame.duration }
         if frame.duration > longestFrame { longestFrame = frame.duration }
-        let dropped = frame.elapsedRefreshes &- 1
+        let dropped = frame.droppedFrames
         if dropped > 0 {
             counters.droppedFrames &+= dropped
             counters.dropEvents &+= 1
             if dropped > counters.maxDroppedFrames { counters.maxDroppedFrames = dropped }
-            counters.hitchTimeNanoseconds &+= FrameReport.nanoseconds(frame.lateness)
+            counters.hitchTimeNanoseconds &+= frame.latenessNanoseconds
         }
         if frame.duration >= hangThreshold {
             counters.hangs &+= 1
-            counters.hangTimeNanoseconds &+= durationNanoseconds
+            counters.hangTimeNanoseconds &+= frame.durationNanoseconds
         }
         if frame.duration >= frozenThreshold {
             counters.frozenFrames &+= 1
         } else if dropped > 0 {
             counters.slowFrames &+= 1
         }
-        durations.record(seconds: frame.duration)
+        durations.record(bucket: frame.durationBucket)
         rates.add(frame.refreshRate)
-
-        if !windowOpen {
-            windowOpen = true
-            windowOrigin = timestamp - frame.interval
-            windowIndex = 0
-            windowEnd = windowOrigin + windowLength
-            framesInWindow = 0
-        }
-        if timestamp > windowEnd { closeWindows(before: timestamp) }
-        framesInWindow &+= 1
+        if tracksWindows { windows.count(frame, endingAt: timestamp) }
     }
 
     /// Counts the first interval after a start: kept apart from every other figure.
-    mutating func recordFirst(_ frame: FrameInterval) {
+    mutating func recordFirst(_ frame: FrameSample) {
         counters.firstFrames &+= 1
-        counters.firstDurationNanoseconds &+= FrameReport.nanoseconds(frame.duration)
+        counters.firstDurationNanoseconds &+= frame.durationNanoseconds
     }
 
     /// Counts a refused tick.
@@ -76,33 +64,9 @@ struct FrameAccumulator: Sendable {
         counters.rejectedTicks &+= 1
     }
 
-    /// Closes the open window and every empty window before the one holding
-    /// `timestamp`. A window covers (start, end]: a frame ending exactly on a window's
-    /// end belongs to it.
-    private mutating func closeWindows(before timestamp: Double) {
-        windowFrameCounts.add(framesInWindow)
-        framesInWindow = 0
-        let holding = max(windowIndex + 1, Int(((timestamp - windowOrigin) / windowLength).rounded(.up)) - 1)
-        let emptyWindows = holding - windowIndex - 1
-        if emptyWindows > 0 { windowFrameCounts.add(0, count: emptyWindows) }
-        windowIndex = holding
-        windowEnd = windowOrigin + windowLength * Double(windowIndex + 1)
-        while timestamp > windowEnd {  // guards against rounding at a window's edge
-            windowFrameCounts.add(0)
-            windowIndex += 1
-            windowEnd = windowOrigin + windowLength * Double(windowIndex + 1)
-        }
-    }
-
     /// Forgets the open, incomplete window (at a pause or the end of a segment).
     mutating func discardOpenWindow() {
-        windowOpen = false
-        framesInWindow = 0
-    }
-
-    /// Returns to the empty state without giving up the allocated arrays' capacity.
-    mutating func reset(configuration: AnalyzerConfiguration) {
-        self = FrameAccumulator(configuration: configuration)
+        windows.discardOpenWindow()
     }
 
     /// The report of everything recorded so far; the open window is left out.
@@ -113,9 +77,87 @@ struct FrameAccumulator: Sendable {
             report.maxFrameDuration = longestFrame
         }
         report.frameDurations = durations.compacted()
-        let length = windowLength
-        report.windowFPS = windowFrameCounts.compacted { Int((Double($0) / length * 100).rounded()) }
         report.refreshRates = rates.compacted()
+        if tracksWindows { report.windowFPS = windows.compacted() }
         return report
+    }
+}
+
+/// Counts frames per FPS window. A window covers (start, start + length]; the first
+/// starts where the first counted interval starts, and a stall longer than a window
+/// leaves windows with 0 frames. The open window is never part of the result.
+struct WindowCounter: Sendable {
+    private let windowLength: Double
+    private var frameCounts = DenseTally()
+    private var open = false
+    private var origin = 0.0
+    private var index = 0
+    private var end = 0.0
+    private var framesInWindow = 0
+
+    init(windowLength: Double) {
+        self.windowLength = windowLength
+    }
+
+    @inline(__always)
+    mutating func count(_ frame: FrameSample, endingAt timestamp: Double) {
+        if !open {
+            open = true
+            origin = frame.start
+            index = 0
+            end = origin + windowLength
+            framesInWindow = 0
+        }
+        if timestamp > end { closeWindows(before: timestamp) }
+        framesInWindow &+= 1
+    }
+
+    /// Closes the open window and every empty window before the one holding `timestamp`.
+    private mutating func closeWindows(before timestamp: Double) {
+        frameCounts.add(framesInWindow)
+        framesInWindow = 0
+        let holding = max(index + 1, Int(((timestamp - origin) / windowLength).rounded(.up)) - 1)
+        let emptyWindows = holding - index - 1
+        if emptyWindows > 0 { frameCounts.add(0, count: emptyWindows) }
+        index = holding
+        end = origin + windowLength * Double(index + 1)
+        while timestamp > end {  // guards against rounding at a window's edge
+            frameCounts.add(0)
+            index += 1
+            end = origin + windowLength * Double(index + 1)
+        }
+    }
+
+    mutating func discardOpenWindow() {
+        open = false
+        framesInWindow = 0
+    }
+
+    /// Completed windows per window FPS, keys in hundredths of FPS.
+    func compacted() -> Tally {
+        let length = windowLength
+        return frameCounts.compacted { Int((Double($0) / length * 100).rounded()) }
+    }
+}
+
+/// One interval's figures in the form the accumulators add, computed once per tick.
+struct FrameSample {
+    var start: Double
+    var duration: Double
+    var durationNanoseconds: Int64
+    var droppedFrames: Int
+    var latenessNanoseconds: Int64
+    var durationBucket: Int
+    var refreshRate: Int
+
+    @inline(__always)
+    init(_ frame: FrameInterval, start: Double, refreshRate: Int) {
+        self.start = start
+        duration = frame.duration
+        durationNanoseconds = FrameReport.nanoseconds(frame.duration)
+        droppedFrames = frame.elapsedRefreshes &- 1
+        latenessNanoseconds = droppedFrames > 0 ? FrameReport.nanoseconds(frame.lateness) : 0
+        durationBucket = DurationHistogram.bucketIndex(forSeconds: frame.duration)
+        self.refreshRate = refreshRate
     }
 }

@@ -22,23 +22,31 @@ public struct FrameAnalyzer: Sendable {
     /// The thresholds this analyzer measures with.
     public let configuration: AnalyzerConfiguration
 
-    private var whole: FrameAccumulator
+    // Each interval is counted in exactly one accumulator: the open segment's, or
+    // `outside`'s. The whole recording is their merge with the finished segments,
+    // plus `wholeWindows`, whose FPS windows run across segment boundaries.
+    private var outside: FrameAccumulator
     private var segment: FrameAccumulator
+    private var wholeWindows: WindowCounter
     private var segmentLabel: String?
     private var finishedSegments: [SegmentReport] = []
+    private var finishedMotion = FrameReport()
 
     private var hasPrevious = false
     private var awaitingFirstInterval = true
     private var previousTimestamp = 0.0
     private var previousTarget = 0.0
+    private var cachedExpected = -1.0
+    private var cachedRefreshRate = 0
 
     /// Creates an analyzer.
     /// - Parameter configuration: Thresholds; check ``AnalyzerConfiguration/problem`` first
     ///   for values that come from users.
     public init(configuration: AnalyzerConfiguration = AnalyzerConfiguration()) {
         self.configuration = configuration
-        whole = FrameAccumulator(configuration: configuration)
-        segment = FrameAccumulator(configuration: configuration)
+        outside = FrameAccumulator(configuration: configuration, tracksWindows: false)
+        segment = FrameAccumulator(configuration: configuration, tracksWindows: true)
+        wholeWindows = WindowCounter(windowLength: configuration.windowLength)
     }
 
     /// Whether a segment is open.
@@ -82,20 +90,31 @@ public struct FrameAnalyzer: Sendable {
         guard timestamp > previousTimestamp else { return reject(.notIncreasing) }
 
         let frame = FrameInterval(previousTimestamp: previousTimestamp, previousTarget: previousTarget, timestamp: timestamp)
+        // 1/E changes only when the refresh rate does; skip the division otherwise.
+        let drift = frame.expected - cachedExpected
+        if drift > 1e-9 || drift < -1e-9 {
+            cachedExpected = frame.expected
+            cachedRefreshRate = frame.refreshRate
+        }
+        let sample = FrameSample(frame, start: previousTimestamp, refreshRate: cachedRefreshRate)
         previousTimestamp = timestamp
         previousTarget = target
         if awaitingFirstInterval {
             awaitingFirstInterval = false
-            whole.recordFirst(frame)
+            outside.recordFirst(sample)
             return .first(frame)
         }
-        whole.record(frame, endingAt: timestamp)
-        if segmentLabel != nil { segment.record(frame, endingAt: timestamp) }
+        if segmentLabel == nil {
+            outside.record(sample, endingAt: timestamp)
+        } else {
+            segment.record(sample, endingAt: timestamp)
+        }
+        wholeWindows.count(sample, endingAt: timestamp)
         return .measured(frame)
     }
 
     private mutating func reject(_ reason: TickRejection) -> TickOutcome {
-        whole.recordRejected()
+        outside.recordRejected()
         return .rejected(reason)
     }
 
@@ -112,8 +131,11 @@ public struct FrameAnalyzer: Sendable {
     public mutating func endSegment() {
         guard let label = segmentLabel else { return }
         let report = segment.report()
-        if report.frames > 0 { finishedSegments.append(SegmentReport(label: label, report: report)) }
-        segment.reset(configuration: configuration)
+        if report.frames > 0 {
+            finishedSegments.append(SegmentReport(label: label, report: report))
+            finishedMotion.merge(report)
+        }
+        segment = FrameAccumulator(configuration: configuration, tracksWindows: true)
         segmentLabel = nil
     }
 
@@ -123,7 +145,7 @@ public struct FrameAnalyzer: Sendable {
     public mutating func pause() {
         hasPrevious = false
         awaitingFirstInterval = true
-        whole.discardOpenWindow()
+        wholeWindows.discardOpenWindow()
         segment.discardOpenWindow()
     }
 
@@ -131,11 +153,17 @@ public struct FrameAnalyzer: Sendable {
     /// stands; incomplete FPS windows are left out.
     public func report() -> RecordingReport {
         var segments = finishedSegments
+        var whole = outside.report()
+        whole.merge(finishedMotion)
         if let label = segmentLabel {
             let open = segment.report()
-            if open.frames > 0 { segments.append(SegmentReport(label: label, report: open)) }
+            if open.frames > 0 {
+                segments.append(SegmentReport(label: label, report: open))
+                whole.merge(open)
+            }
         }
-        return RecordingReport(whole: whole.report(), segments: segments)
+        whole.windowFPS = wholeWindows.compacted()
+        return RecordingReport(whole: whole, segments: segments)
     }
 }
 

@@ -27,21 +27,27 @@ public struct FrameInterval: Sendable, Hashable {
 
     /// The nominal refresh rate of this interval in whole Hz (1 / E rounded).
     @inlinable public var refreshRate: Int {
-        let hz = (1 / expected).rounded()
-        return hz < 1 ? 1 : (hz > 100_000 ? 100_000 : Int(hz))
+        let hz = 1 / expected
+        return hz < 1 ? 1 : (hz > 100_000 ? 100_000 : Int(hz + 0.5))
     }
 
     /// Measures the interval that ends at `timestamp`.
+    ///
+    /// The division Δ / E is done only when Δ ≥ 1.5 E, where n can exceed 1; and
+    /// rounding uses `Int(x + 0.5)` (x is positive), which needs no libm call.
     /// - Parameters:
     ///   - previousTimestamp: tₚ, in seconds.
     ///   - previousTarget: Tₚ, in seconds; must be after `previousTimestamp`.
     ///   - timestamp: tᵢ, in seconds; must be after `previousTimestamp`.
-    @inlinable
+    @inlinable @inline(__always)
     public init(previousTimestamp: Double, previousTarget: Double, timestamp: Double) {
         let interval = timestamp - previousTimestamp
         let expected = previousTarget - previousTimestamp
-        let ratio = (interval / expected).rounded()
-        let refreshes = ratio < 1 ? 1 : (ratio > 1e9 ? 1_000_000_000 : Int(ratio))
+        var refreshes = 1
+        if interval >= 1.5 * expected {
+            let ratio = interval / expected
+            refreshes = ratio >= 1e9 ? 1_000_000_000 : Int(ratio + 0.5)
+        }
         self.interval = interval
         self.expected = expected
         self.elapsedRefreshes = refreshes

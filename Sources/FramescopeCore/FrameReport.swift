@@ -71,10 +71,11 @@ extension FrameReport {
     /// Seconds per nanosecond.
     @usableFromInline static let secondsPerNanosecond = 1e-9
 
-    /// Converts seconds to whole nanoseconds, rounding to nearest.
-    @inlinable
+    /// Converts non-negative seconds to whole nanoseconds, rounding to nearest
+    /// (`Int64(x + 0.5)`: no libm call on the per-tick path).
+    @inlinable @inline(__always)
     static func nanoseconds(_ seconds: Double) -> Int64 {
-        Int64((seconds * 1e9).rounded())
+        Int64(seconds * 1e9 + 0.5)
     }
 
     /// Σ frame duration, in seconds.
