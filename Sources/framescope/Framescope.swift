@@ -11,6 +11,6 @@ struct Framescope: ParsableCommand {
             64 bad usage, 65 unusable input data, 74 I/O failure.
             """,
         version: "0.1.0",
-        subcommands: [AnalyzeCommand.self, CheckCommand.self, CompareCommand.self, BenchCommand.self]
+        subcommands: [AnalyzeCommand.self, CheckCommand.self, CompareCommand.self, SimulateCommand.self, DatasetCommand.self, BenchCommand.self]
     )
 }

@@ -72,6 +72,8 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    simulationBenchmarks()
+
     Benchmark("FrameAnalyzer.report (compaction)",
               configuration: .init(scalingFactor: .kilo)) { benchmark in
         var analyzer = FrameAnalyzer()

@@ -58,14 +58,16 @@ public struct SimulatedRecording: Sendable {
     }
 }
 
-/// A render loop driven by a display's vsync, with a double-buffered pipeline.
+/// A render loop driven by a display's vsync, pipelined as Core Animation does it.
 ///
-/// At each vsync the display shows the oldest finished frame that started before it.
-/// A new frame starts at a vsync when the main thread is free and fewer than two frames
-/// are in flight. It runs its main-thread work, then its render work once the previous
-/// frame's render is done. A frame that misses its deadline is shown at a later vsync,
-/// and the refreshes in between are dropped. The refresh rate changes only at a vsync
-/// that shows a frame, so every gap between two frames lies on one vsync grid.
+/// A frame starts at a vsync when the main thread is free and fewer than two frames
+/// are in flight. Its main-thread work ends with a commit. The render server starts on
+/// the commit at the next vsync (or when it has finished the previous frame, if later),
+/// and the frame is shown at the first vsync after its render ends, at the earliest two
+/// vsyncs after it started. Main-thread and render work thus each have one refresh.
+/// A frame that misses its deadline is shown at a later vsync, and the refreshes in
+/// between are dropped. The refresh rate changes only at a vsync that shows a frame, so
+/// every gap between two frames lies on one vsync grid.
 ///
 /// The output ticks are the frames shown. `timestamp` is the vsync plus uniform jitter
 /// of ±`timestampJitter` of a refresh, as real display-link timestamps wobble.
@@ -122,7 +124,7 @@ public struct PipelineSimulator: Sendable {
 
             // Show the oldest finished frame that started before this vsync.
             var showedFrame = false
-            if let oldest = inFlight.first, oldest.startIndex < vsyncIndex, oldest.readyTime <= vsyncTime {
+            if let oldest = inFlight.first, oldest.startIndex + 2 <= vsyncIndex, oldest.readyTime <= vsyncTime {
                 inFlight.removeFirst()
                 showedFrame = true
                 let inMotion = latestSegment != nil  // the state of the newest frame started
@@ -138,7 +140,9 @@ public struct PipelineSimulator: Sendable {
             if !finished, mainFreeAt <= vsyncTime, inFlight.count < 2 {
                 let work = workload.frame(startingAt: vsyncTime, refreshInterval: interval)
                 let mainEnd = vsyncTime + max(0, work.main)
-                let renderStart = max(mainEnd, renderFreeAt)
+                // The render server takes the commit at the next vsync boundary.
+                let commitBoundary = vsyncTime + max(1, (max(0, work.main) / interval).rounded(.up)) * interval
+                let renderStart = max(commitBoundary, renderFreeAt)
                 renderFreeAt = renderStart + max(0, work.render)
                 mainFreeAt = mainEnd
                 latestSegment = work.segment

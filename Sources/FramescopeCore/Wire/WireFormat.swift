@@ -1,0 +1,204 @@
+/// Version 1 of the format in which the SDK sends screen visits to the collector
+/// (`POST /v1/events`). The SDK, the fleet simulation and the collector share these
+/// types; nothing re-declares them.
+///
+/// A batch names the app and the device once and carries up to a bounded number of
+/// events. Each event is one screen visit: the engine's mergeable ``FrameReport`` for
+/// the whole visit and for its motion, plus context. Times are ISO 8601 in UTC; the
+/// report's own times are seconds. A later version gets its own path (`/v2/events`),
+/// so v1 clients keep working.
+public enum WireFormat {
+    /// The version of this format.
+    public static let version = 1
+}
+
+/// One upload: a batch of events from one app install on one device.
+public struct EventBatch: Sendable, Hashable, Codable {
+    /// Unique per batch, kept across retries so the collector counts a batch once
+    /// (1–64 characters: letters, digits, `-`, `_`).
+    public var batchId: String
+    /// The app that sent it.
+    public var app: AppInfo
+    /// The device it ran on.
+    public var device: DeviceInfo
+    /// The events, oldest first.
+    public var events: [ScreenVisitEvent]
+
+    /// Creates a batch.
+    public init(batchId: String, app: AppInfo, device: DeviceInfo, events: [ScreenVisitEvent]) {
+        self.batchId = batchId
+        self.app = app
+        self.device = device
+        self.events = events
+    }
+}
+
+/// The app a batch comes from.
+public struct AppInfo: Sendable, Hashable, Codable {
+    /// The collector's app id (`demo`); the ingest key must belong to it.
+    public var id: String
+    /// The marketing version (`3.2.0`).
+    public var version: String
+    /// The build number (`4120`).
+    public var build: String
+
+    /// Creates app information.
+    public init(id: String, version: String, build: String) {
+        self.id = id
+        self.version = version
+        self.build = build
+    }
+}
+
+/// The device a batch comes from.
+public struct DeviceInfo: Sendable, Hashable, Codable {
+    /// The hardware model (`iPhone15,2`).
+    public var model: String
+    /// The operating system's name (`iOS`).
+    public var osName: String
+    /// The operating system's version (`18.1`).
+    public var osVersion: String
+    /// The display's highest refresh rate, in Hz (60, or 120 with ProMotion).
+    public var maxRefreshRate: Int
+
+    /// Creates device information.
+    public init(model: String, osName: String, osVersion: String, maxRefreshRate: Int) {
+        self.model = model
+        self.osName = osName
+        self.osVersion = osVersion
+        self.maxRefreshRate = maxRefreshRate
+    }
+}
+
+/// One visit to one screen: from entering it to leaving it, with pauses left out.
+public struct ScreenVisitEvent: Sendable, Hashable, Codable {
+    /// The kind of event; `screenVisit` is the only kind in version 1.
+    public var kind: String = "screenVisit"
+    /// The screen's name (`Feed`).
+    public var screen: String
+    /// When the visit began, ISO 8601 in UTC.
+    public var startedAt: String
+    /// How long the screen was measured, in seconds (pauses excluded).
+    public var duration: Double
+    /// Network, power and thermal state, plus custom tags.
+    public var context: VisitContext
+    /// The whole visit's frames.
+    public var report: FrameReport
+    /// The visit's frames in motion (scrolling, animating), or `nil` when nothing moved.
+    public var motion: FrameReport?
+    /// Hangs the watchdog saw during the visit.
+    public var hangs: [HangRecord]
+    /// Process CPU and memory during the visit, when sampled.
+    public var resources: ResourceUsage?
+
+    /// Creates an event.
+    public init(screen: String, startedAt: String, duration: Double, context: VisitContext, report: FrameReport,
+                motion: FrameReport?, hangs: [HangRecord] = [], resources: ResourceUsage? = nil) {
+        self.screen = screen
+        self.startedAt = startedAt
+        self.duration = duration
+        self.context = context
+        self.report = report
+        self.motion = motion
+        self.hangs = hangs
+        self.resources = resources
+    }
+}
+
+/// The state of the device during a visit.
+public struct VisitContext: Sendable, Hashable, Codable {
+    /// How the device was connected.
+    public enum Network: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Wi-Fi.
+        case wifi
+        /// A cellular network.
+        case cellular
+        /// Wired.
+        case ethernet
+        /// No connection.
+        case offline
+        /// Not known.
+        case unknown
+    }
+
+    /// The device's thermal state, as the operating system reports it.
+    public enum ThermalState: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Normal.
+        case nominal
+        /// Slightly elevated.
+        case fair
+        /// High: the system throttles.
+        case serious
+        /// Critical.
+        case critical
+    }
+
+    /// The network type.
+    public var network: Network
+    /// Whether low-power mode was on (it caps ProMotion at 60 Hz).
+    public var lowPowerMode: Bool
+    /// The thermal state.
+    public var thermalState: ThermalState
+    /// Custom tags (at most ``maximumTags``, keys and values at most ``maximumTagLength`` characters).
+    public var tags: [String: String]
+
+    /// Most tags per visit.
+    public static let maximumTags = 16
+    /// Longest tag key or value, in characters.
+    public static let maximumTagLength = 64
+
+    /// Creates a context.
+    public init(network: Network, lowPowerMode: Bool, thermalState: ThermalState = .nominal, tags: [String: String] = [:]) {
+        self.network = network
+        self.lowPowerMode = lowPowerMode
+        self.thermalState = thermalState
+        self.tags = tags
+    }
+}
+
+/// A hang seen by the watchdog: how far into the visit it began, and how long it lasted.
+public struct HangRecord: Sendable, Hashable, Codable {
+    /// Seconds from the visit's start to the hang's start.
+    public var offset: Double
+    /// The hang's length, in seconds.
+    public var duration: Double
+
+    /// Creates a hang record.
+    public init(offset: Double, duration: Double) {
+        self.offset = offset
+        self.duration = duration
+    }
+}
+
+/// Process CPU and memory over a visit.
+public struct ResourceUsage: Sendable, Hashable, Codable {
+    /// Minimum, mean and maximum of a sampled figure.
+    public struct Summary: Sendable, Hashable, Codable {
+        /// The smallest sample.
+        public var min: Double
+        /// The mean of the samples.
+        public var mean: Double
+        /// The largest sample.
+        public var max: Double
+        /// Creates a summary.
+        public init(min: Double, mean: Double, max: Double) {
+            self.min = min
+            self.mean = mean
+            self.max = max
+        }
+    }
+
+    /// CPU use in percent of one core, summed over threads.
+    public var cpuPercent: Summary
+    /// Resident memory in bytes.
+    public var residentBytes: Summary
+    /// How many samples the summaries rest on.
+    public var samples: Int
+
+    /// Creates resource usage.
+    public init(cpuPercent: Summary, residentBytes: Summary, samples: Int) {
+        self.cpuPercent = cpuPercent
+        self.residentBytes = residentBytes
+        self.samples = samples
+    }
+}

@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+import FramescopeCore
+
+/// `framescope dataset`: test data sets.
+struct DatasetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dataset",
+        abstract: "Generate test data sets.",
+        subcommands: [MessagesCommand.self]
+    )
+}
+
+/// `framescope dataset messages`: the thesis' message list.
+struct MessagesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "messages",
+        abstract: "Generate the thesis' chat message list as JSON.",
+        discussion: """
+            Messages 0…n−1, each in or out with equal chance. With --media-probability a \
+            message is a media message with 1–3 items from a pool of 100 static and 10 \
+            animated image names (duplicates allowed); otherwise it is a text message with \
+            one of three contents, small, medium or large. Fields: messageId, direction, \
+            and message or mediaItems.
+            """
+    )
+
+    @Option(help: "Number of messages.")
+    var count: Int = 500
+
+    @Option(help: "Chance that a message is a media message.")
+    var mediaProbability: Double = 0.25
+
+    @Option(help: "Seed; the same seed gives the same list.")
+    var seed: UInt64 = 1
+
+    @Option(help: ArgumentHelp("Where to write the JSON; stdout by default.", valueName: "file"))
+    var output: String?
+
+    mutating func validate() throws {
+        if count < 0 || count > 10_000_000 { throw ValidationError("--count must lie between 0 and 10000000") }
+        if !(mediaProbability >= 0 && mediaProbability <= 1) { throw ValidationError("--media-probability must lie between 0 and 1") }
+    }
+
+    func run() throws {
+        try CLIFailure.reporting {
+            let messages = MessageDataset.generate(count: count, mediaProbability: mediaProbability, seed: seed)
+            let text = try encodeJSON(messages) + "\n"
+            if let output {
+                do { try text.write(toFile: output, atomically: true, encoding: .utf8) } catch {
+                    throw CLIFailure(exitCode: CLIFailure.ioError, message: "\(output): cannot write: \(error.localizedDescription)")
+                }
+            } else {
+                FileHandle.standardOutput.write(Data(text.utf8))
+            }
+        }
+    }
+}
