@@ -45,14 +45,7 @@ struct MessagesCommand: ParsableCommand {
     func run() throws {
         try CLIFailure.reporting {
             let messages = MessageDataset.generate(count: count, mediaProbability: mediaProbability, seed: seed)
-            let text = try encodeJSON(messages) + "\n"
-            if let output {
-                do { try text.write(toFile: output, atomically: true, encoding: .utf8) } catch {
-                    throw CLIFailure(exitCode: CLIFailure.ioError, message: "\(output): cannot write: \(error.localizedDescription)")
-                }
-            } else {
-                FileHandle.standardOutput.write(Data(text.utf8))
-            }
+            try writeOutput(try encodeJSON(messages) + "\n", to: output)
         }
     }
 }

@@ -106,3 +106,17 @@ func encodeJSON<T: Encodable>(_ value: T) throws -> String {
     let data = try encoder.encode(value)
     return String(decoding: data, as: UTF8.self)
 }
+
+/// Writes `text` to the file at `path`, or to stdout when `path` is `nil`; a file that
+/// cannot be written is an I/O failure (exit 74).
+func writeOutput(_ text: String, to path: String?) throws {
+    guard let path else {
+        FileHandle.standardOutput.write(Data(text.utf8))
+        return
+    }
+    do {
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+    } catch {
+        throw CLIFailure(exitCode: CLIFailure.ioError, message: "\(path): cannot write: \(error.localizedDescription)")
+    }
+}

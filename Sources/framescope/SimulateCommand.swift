@@ -96,22 +96,10 @@ struct SimulateCommand: ParsableCommand {
             }
             let header = "simulated by framescope simulate: \(description); not a measurement of a device"
             let text = output?.hasSuffix(".json") == true ? traceJSON(recording, header: header) : traceCSV(recording, header: header)
-            try write(text, to: output)
+            try writeOutput(text, to: output)
             if let groundTruth {
-                try write(try encodeJSON(recording.groundTruth) + "\n", to: groundTruth)
+                try writeOutput(try encodeJSON(recording.groundTruth) + "\n", to: groundTruth)
             }
-        }
-    }
-
-    private func write(_ text: String, to path: String?) throws {
-        guard let path else {
-            FileHandle.standardOutput.write(Data(text.utf8))
-            return
-        }
-        do {
-            try text.write(toFile: path, atomically: true, encoding: .utf8)
-        } catch {
-            throw CLIFailure(exitCode: CLIFailure.ioError, message: "\(path): cannot write: \(error.localizedDescription)")
         }
     }
 }
