@@ -16,29 +16,20 @@ struct ThesisCalibrationSearch {
     static let names = ["worst.textCell", "worst.mediaExtra", "worst.height", "worst.renderImage", "worst.renderBubble",
                         "reuse.textCell", "reuse.mediaExtra", "static.textCell", "static.mediaExtra", "manual.height",
                         "resized.imageResize", "raster.renderNewRow", "raster.renderGIF", "nooff.renderBubble", "nooff.mainSaving (fraction)",
-                        "asdk.textCell", "worst.mainPerFrame", "worst.renderPerFrame", "worst.perImage", "worst.mainPerGIF", "worst.renderNewRow"]
+                        "asdk.textCell", "worst.mainPerFrame", "worst.renderPerFrame", "worst.perImage", "worst.mainPerGIF", "worst.renderNewRow", "cached.lookup"]
+
+    /// The parameter vector as ThesisCalibration's parameters, in the order of `names`.
+    func parameters(_ p: [Double]) -> ThesisCalibration.Parameters {
+        ThesisCalibration.Parameters(
+            worstTextCell: p[0], worstMediaExtra: p[1], worstHeight: p[2], worstRenderPerImage: p[3], renderPerBubble: p[4],
+            reuseTextCell: p[5], reuseMediaExtra: p[6], staticTextCell: p[7], staticMediaExtra: p[8], manualHeight: p[9],
+            imageResize: p[10], rasterizeNewRow: p[11], rasterizePerGIF: p[12], drawnBubble: p[13], drawnBubbleSaving: p[14],
+            asyncTextNode: p[15], mainPerFrame: p[16], renderPerFrame: p[17], perImage: p[18], mainPerGIF: p[19], renderPerNewRow: p[20], heightCacheLookup: p[21]
+        )
+    }
 
     func chain(_ p: [Double]) -> [String: Costs] {
-        let ms = Self.ms
-        var worst = ThesisCalibration.worst
-        // Media cells cost what text cells cost plus an extra (parameters 1, 6, 8).
-        worst.textCell = p[0] * ms; worst.mediaCell = (p[0] + p[1]) * ms; worst.height = p[2] * ms
-        worst.renderPerVisibleImage = p[3] * ms; worst.renderPerVisibleBubble = p[4] * ms
-        worst.mainPerFrame = p[16] * ms; worst.renderPerFrame = p[17] * ms; worst.perImage = p[18] * ms; worst.mainPerVisibleGIF = p[19] * ms
-        worst.renderPerNewRow = p[20] * ms
-        var reuse = worst; reuse.textCell = p[5] * ms; reuse.mediaCell = (p[5] + p[6]) * ms
-        var fixed = reuse; fixed.textCell = p[7] * ms; fixed.mediaCell = (p[7] + p[8]) * ms
-        var manual = fixed; manual.height = p[9] * ms
-        var cached = manual; cached.cachesHeights = true
-        var resized = cached; resized.imageResize = p[10] * ms; resized.renderPerVisibleImage = ThesisCalibration.resizedImages.renderPerVisibleImage
-        var raster = resized; raster.renderPerNewRow = (p[20] + p[11]) * ms; raster.renderPerVisibleGIF = p[12] * ms
-        var nooff = resized; nooff.renderPerVisibleBubble = p[13] * ms; nooff.renderPerNewRow = 0
-        // One plain view drawing its bubble replaces a masked, bordered layer stack: the
-        // cell costs a share p[14] less main-thread time to set up and commit.
-        nooff.textCell = fixed.textCell * max(0.1, 1 - p[14]); nooff.mediaCell = fixed.mediaCell * max(0.1, 1 - p[14])
-        var asdk = ThesisCalibration.asyncDisplayKit; asdk.textCell = p[15] * ms
-        return ["worst-case": worst, "reuse-cells": reuse, "static-layouts": fixed, "manual-heights": manual, "cached-heights": cached,
-                "resized-images": resized, "rasterized-layers": raster, "no-offscreen-rendering": nooff, "asyncdisplaykit": asdk]
+        ThesisCalibration.costs(parameters(p))
     }
 
     func measure(_ scenario: ThesisScenario, _ costs: Costs, seed: UInt64, windows: Bool = false) -> (fps: Double, stability: Double, duration: Double) {
@@ -59,8 +50,9 @@ struct ThesisCalibrationSearch {
                 let fpsError = (result.fps - scenario.thesisAverageFPS) / (0.05 * scenario.thesisAverageFPS)
                 let stabilityError = (result.stability - scenario.thesisStability) / 0.05
                 // Inside the tolerance counts little; outside, a lot.
-                total += fpsError * fpsError + stabilityError * stabilityError
-                    + 40 * max(0, abs(fpsError) - 0.8) + 40 * max(0, abs(stabilityError) - 0.8)
+                let weight = 1.0
+                total += weight * (fpsError * fpsError + stabilityError * stabilityError
+                    + 40 * max(0, abs(fpsError) - 0.8) + 40 * max(0, abs(stabilityError) - 0.8))
                 if verbose && seed == 1 {
                     print("RESULT \(scenario.name): fps \(Metric.decimal(result.fps, digits: 1)) (\(scenario.thesisAverageFPS)) stability \(Metric.decimal(result.stability * 100, digits: 1)) (\(scenario.thesisStability * 100)) duration \(Metric.decimal(result.duration, digits: 1)) (\(scenario.thesisDuration))")
                 }
@@ -71,8 +63,12 @@ struct ThesisCalibrationSearch {
 
     @Test func search() {
         let env = ProcessInfo.processInfo.environment["FRAMESCOPE_CALIBRATE_START"]
+        let c = ThesisCalibration.calibrated
         var p: [Double] = env.map { $0.split(separator: ",").compactMap { Double($0) } }
-            ?? [20.8, 12, 6, 2.34, 1.4, 9.5, 8.05, 6, 9, 5.6, 19, 8.55, 0.9, 0.29, 0.26, 4.8, 2, 3, 6, 0.8]
+            ?? [c.worstTextCell, c.worstMediaExtra, c.worstHeight, c.worstRenderPerImage, c.renderPerBubble, c.reuseTextCell,
+                c.reuseMediaExtra, c.staticTextCell, c.staticMediaExtra, c.manualHeight, c.imageResize, c.rasterizeNewRow,
+                c.rasterizePerGIF, c.drawnBubble, c.drawnBubbleSaving, c.asyncTextNode, c.mainPerFrame, c.renderPerFrame,
+                c.perImage, c.mainPerGIF, c.renderPerNewRow, c.heightCacheLookup]
         var best = error(p)
         var steps = p.map { _ in 0.3 }
         var random = SeededGenerator(seed: 99)
@@ -98,6 +94,6 @@ struct ThesisCalibrationSearch {
             print("ROUND \(round): error \(best) p \(p.map { Metric.decimal($0, digits: 3) }.joined(separator: ","))")
         }
         _ = error(p, verbose: true)
-        for (name, value) in zip(Self.names, p) { print("PARAM \(name) = \(Metric.decimal(value, digits: 3)) ms") }
+        print("PARAMETERS \(parameters(p))")
     }
 }

@@ -54,6 +54,8 @@ public struct ThesisScenario: Sendable, Hashable {
         public var height: Double
         /// Whether heights are cached, so each row's height is worked out once.
         public var cachesHeights: Bool
+        /// Main-thread time to look up a cached height (and keep the cache) when a row scrolls into view.
+        public var cachedHeight: Double = 0
         /// Main-thread time to scale a static image the first time it is shown (cached by name).
         public var imageResize: Double
         /// Main-thread time per frame per visible animated image.
@@ -71,7 +73,7 @@ public struct ThesisScenario: Sendable, Hashable {
     }
 
     /// The ten scenarios, in the thesis' order.
-    public static let all: [ThesisScenario] = ThesisCalibration.scenarios
+    public static let all: [ThesisScenario] = ThesisCalibration.scenarios()
 
     /// The scenario called `name`, or `nil`.
     public static func named(_ name: String) -> ThesisScenario? {
@@ -245,7 +247,9 @@ public struct ThesisWorkload: Workload, Sendable {
     private mutating func cellCost(_ index: Int) -> Double {
         let row = rows[index]
         var cost = row.isMedia ? costs.mediaCell + Double(row.images.count) * costs.perImage : costs.textCell
-        if !(costs.cachesHeights && heightKnown[index]) {
+        if costs.cachesHeights && heightKnown[index] {
+            cost += costs.cachedHeight
+        } else {
             cost += costs.height
             heightKnown[index] = true
         }
