@@ -21,17 +21,22 @@ struct ReportLoader {
         )
     }
 
-    /// Whether the file is a JSON object whose first key is not one of a trace's.
+    /// Whether the file is a report from `analyze --format json` rather than a trace: a
+    /// JSON object whose first 64 KiB hold a `"frames"` key and no `"ticks"` key.
     private func isReportJSON(_ path: String) throws -> Bool {
         let source = try FileByteSource(path: path)
-        var prefix = [UInt8](repeating: 0, count: 256)
-        let count = try prefix.withUnsafeMutableBytes { (buffer) throws(TraceError) in try source.read(into: buffer) }
-        let head = prefix[0..<count]
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
+        defer { buffer.deallocate() }
+        var count = 0
+        while count < buffer.count {
+            let read = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[count...]))
+            if read == 0 { break }
+            count += read
+        }
+        let head = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
         guard TraceFormat.detect(prefix: head) == .json else { return false }
         let text = String(decoding: head, as: UTF8.self)
-        guard let quote = text.firstIndex(of: "\"") else { return false }
-        let key = text[text.index(after: quote)...].prefix { $0 != "\"" }
-        return key != "ticks" && key != "refreshRate"
+        return text.contains("\"frames\"") && !text.contains("\"ticks\"")
     }
 
     private func decodeReport(_ path: String) throws -> RecordingReport {
