@@ -1,4 +1,4 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
 import PackageDescription
 
 let package = Package(
@@ -8,10 +8,15 @@ let package = Package(
         .library(name: "FramescopeCore", targets: ["FramescopeCore"]),
         .library(name: "FramescopeTraces", targets: ["FramescopeTraces"]),
         .library(name: "FramescopeTesting", targets: ["FramescopeTesting"]),
+        .library(name: "FramescopeCollector", targets: ["FramescopeCollector"]),
         .executable(name: "framescope", targets: ["framescope"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // Ticks in, reports out: standard library only.
@@ -20,11 +25,23 @@ let package = Package(
         .target(name: "FramescopeTraces", dependencies: ["FramescopeCore"]),
         // Budget assertions for Swift Testing and XCTest.
         .target(name: "FramescopeTesting", dependencies: ["FramescopeCore"]),
+        // The collector: ingest, rollups and queries over a store (SQLite by default).
+        .target(
+            name: "FramescopeCollector",
+            dependencies: [
+                "FramescopeCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "framescope",
             dependencies: [
                 "FramescopeCore",
                 "FramescopeTraces",
+                "FramescopeCollector",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -32,6 +49,13 @@ let package = Package(
         .testTarget(name: "FramescopeTracesTests", dependencies: ["FramescopeCore", "FramescopeTraces"]),
         .testTarget(name: "FramescopeTestingTests", dependencies: ["FramescopeCore", "FramescopeTesting"]),
         .testTarget(name: "FramescopeCLITests", dependencies: ["framescope", "FramescopeCore"]),
+        .testTarget(
+            name: "FramescopeCollectorTests",
+            dependencies: [
+                "FramescopeCollector", "FramescopeCore",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,170 @@
+import Foundation
+import FramescopeCore
+
+/// The limits `POST /v1/events` enforces.
+public struct IngestLimits: Sendable, Hashable {
+    /// Largest request body, in bytes.
+    public var maximumBodyBytes = 4 << 20
+    /// Most events per batch.
+    public var maximumEvents = 1000
+    /// Longest screen name, in characters.
+    public var maximumScreenLength = 128
+    /// Longest app, device or OS field, in characters.
+    public var maximumFieldLength = 64
+    /// How far in the past an event may start, in seconds (30 days).
+    public var maximumAge: Double = 30 * 86_400
+    /// How far in the future an event may start, in seconds (1 day).
+    public var maximumFutureSkew: Double = 86_400
+    /// Longest visit, in seconds.
+    public var maximumVisitDuration: Double = 86_400
+
+    /// The defaults.
+    public init() {}
+}
+
+/// One event the collector refused, and why.
+public struct RejectedEvent: Sendable, Hashable, Codable {
+    /// Its position in the batch's `events`.
+    public var index: Int
+    /// The field at fault, as a JSON path (`events[2].report.dropEvents`).
+    public var field: String
+    /// What is wrong.
+    public var message: String
+}
+
+/// The answer to an accepted batch (202).
+public struct IngestResponse: Sendable, Hashable, Codable {
+    /// The batch's id.
+    public var batchId: String
+    /// Events stored (or already stored, for a repeated batch).
+    public var accepted: Int
+    /// Whether this batch id had been accepted before; it was not counted again.
+    public var duplicate: Bool
+    /// Every event refused, with the field at fault.
+    public var rejected: [RejectedEvent]
+}
+
+/// A batch as read from the wire: the envelope strictly, each event on its own so that
+/// one bad event does not lose the others.
+struct WireBatch: Decodable {
+    var batchId: String
+    var app: AppInfo
+    var device: DeviceInfo
+    var events: [LossyEvent]
+
+    struct LossyEvent: Decodable {
+        var result: Result<ScreenVisitEvent, DecodingError>
+        init(from decoder: any Decoder) throws {
+            do {
+                result = .success(try ScreenVisitEvent(from: decoder))
+            } catch let error as DecodingError {
+                result = .failure(error)
+            }
+        }
+    }
+}
+
+/// Checks a decoded batch against the limits; returns the storable batch and the
+/// rejected events, or throws a ``CollectorError`` for a batch that is unusable whole.
+struct IngestValidator {
+    var limits: IngestLimits
+    var now: Double
+
+    func validate(_ batch: WireBatch, app: String) throws -> (IngestBatch, [RejectedEvent]) {
+        let id = batch.batchId
+        guard !id.isEmpty, id.count <= 64, id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+            throw CollectorError(.badRequest, code: "invalid_field", field: "batchId", message: "batchId must be 1–64 letters, digits, '-' or '_'")
+        }
+        guard batch.app.id == app else {
+            throw CollectorError(.forbidden, code: "wrong_app", field: "app.id", message: "this ingest key belongs to app '\(app)', not '\(batch.app.id)'")
+        }
+        for (field, value) in [("app.version", batch.app.version), ("app.build", batch.app.build), ("device.model", batch.device.model),
+                               ("device.osName", batch.device.osName), ("device.osVersion", batch.device.osVersion)] {
+            guard !value.isEmpty, value.count <= limits.maximumFieldLength else {
+                throw CollectorError(.badRequest, code: "invalid_field", field: field, message: "\(field) must be 1–\(limits.maximumFieldLength) characters")
+            }
+        }
+        guard (1...1000).contains(batch.device.maxRefreshRate) else {
+            throw CollectorError(.badRequest, code: "invalid_field", field: "device.maxRefreshRate", message: "device.maxRefreshRate must be 1–1000 Hz")
+        }
+        guard !batch.events.isEmpty else {
+            throw CollectorError(.badRequest, code: "invalid_field", field: "events", message: "a batch needs at least one event")
+        }
+        guard batch.events.count <= limits.maximumEvents else {
+            throw CollectorError(.contentTooLarge, code: "too_many_events", field: "events", message: "a batch holds at most \(limits.maximumEvents) events")
+        }
+
+        var accepted: [(event: ScreenVisitEvent, startedAt: Double)] = []
+        var raw: [String] = []
+        var rejected: [RejectedEvent] = []
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        for (index, lossy) in batch.events.enumerated() {
+            switch lossy.result {
+            case let .failure(error):
+                let (field, message) = Self.describe(error)
+                rejected.append(RejectedEvent(index: index, field: field.isEmpty ? "events[\(index)]" : field, message: message))
+            case let .success(event):
+                if let (field, message) = check(event) {
+                    rejected.append(RejectedEvent(index: index, field: "events[\(index)].\(field)", message: message))
+                } else if let startedAt = ISO8601.parse(event.startedAt), let json = try? encoder.encode(event) {
+                    accepted.append((event, startedAt))
+                    raw.append(String(decoding: json, as: UTF8.self))
+                }
+            }
+        }
+        let ingest = IngestBatch(app: app, batchId: id, appVersion: batch.app.version, osVersion: batch.device.osVersion,
+                                 deviceModel: batch.device.model, events: accepted, rawEvents: raw, receivedAt: now)
+        return (ingest, rejected)
+    }
+
+    /// The first problem with an event, as (field, message), or `nil`.
+    func check(_ event: ScreenVisitEvent) -> (String, String)? {
+        if event.kind != "screenVisit" { return ("kind", "kind must be 'screenVisit' in version 1") }
+        if event.screen.isEmpty || event.screen.count > limits.maximumScreenLength {
+            return ("screen", "screen must be 1–\(limits.maximumScreenLength) characters")
+        }
+        guard let startedAt = ISO8601.parse(event.startedAt) else {
+            return ("startedAt", "startedAt must be an ISO 8601 date-time such as 2026-11-22T15:42:13Z")
+        }
+        if startedAt < now - limits.maximumAge { return ("startedAt", "startedAt is more than 30 days in the past") }
+        if startedAt > now + limits.maximumFutureSkew { return ("startedAt", "startedAt is more than a day in the future") }
+        if !(event.duration.isFinite && event.duration >= 0 && event.duration <= limits.maximumVisitDuration) {
+            return ("duration", "duration must be 0–\(Int(limits.maximumVisitDuration)) seconds")
+        }
+        if event.context.tags.count > VisitContext.maximumTags { return ("context.tags", "at most \(VisitContext.maximumTags) tags") }
+        for (key, value) in event.context.tags where key.isEmpty || key.count > VisitContext.maximumTagLength || value.count > VisitContext.maximumTagLength {
+            return ("context.tags", "tag keys must be 1–\(VisitContext.maximumTagLength) characters and values at most \(VisitContext.maximumTagLength)")
+        }
+        if event.report.frames == 0 { return ("report.frames", "a visit needs at least one measured frame") }
+        if Double(event.report.durationNanoseconds) * 1e-9 > event.duration + 1 {
+            return ("report.duration", "report.duration exceeds the visit's duration")
+        }
+        if let motion = event.motion {
+            if motion.frames > event.report.frames { return ("motion.frames", "motion.frames exceeds report.frames") }
+            if motion.droppedFrames > event.report.droppedFrames { return ("motion.droppedFrames", "motion.droppedFrames exceeds report.droppedFrames") }
+        }
+        for (position, hang) in event.hangs.enumerated() where !(hang.offset.isFinite && hang.offset >= 0 && hang.duration.isFinite && hang.duration > 0) {
+            return ("hangs[\(position)]", "a hang needs offset ≥ 0 and duration > 0 seconds")
+        }
+        return nil
+    }
+
+    /// A decoding error as (field path, message).
+    static func describe(_ error: DecodingError) -> (String, String) {
+        func path(_ keys: [any CodingKey]) -> String {
+            var text = ""
+            for key in keys {
+                if let index = key.intValue { text += "[\(index)]" } else { text += (text.isEmpty ? "" : ".") + key.stringValue }
+            }
+            return text
+        }
+        switch error {
+        case let .dataCorrupted(context): return (path(context.codingPath), context.debugDescription)
+        case let .keyNotFound(key, context): return (path(context.codingPath + [key]), "is required")
+        case let .typeMismatch(type, context): return (path(context.codingPath), "expected \(type)")
+        case let .valueNotFound(type, context): return (path(context.codingPath), "expected \(type), found null")
+        @unknown default: return ("", "\(error)")
+        }
+    }
+}

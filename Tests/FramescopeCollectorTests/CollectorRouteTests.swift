@@ -1,0 +1,136 @@
+import Foundation
+@testable import FramescopeCollector
+import FramescopeCore
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@Suite("Collector routes")
+struct CollectorRouteTests {
+    static let now = ISO8601.parse("2026-11-20T12:00:00Z")!
+
+    /// A collector on a fresh store with two apps; runs `body` with its test client.
+    func withCollector(_ body: @escaping @Sendable (any TestClientProtocol, AppCredentials, AppCredentials) async throws -> Void) async throws {
+        let temporary = try TemporaryStore()
+        let shop = try await temporary.store.createApp(name: "Shop", id: nil)
+        let other = try await temporary.store.createApp(name: "Other", id: nil)
+        var limits = IngestLimits()
+        limits.maximumBodyBytes = 1 << 20
+        let router = makeCollectorRouter(store: temporary.store, limits: limits, clock: { Self.now })
+        let app = Application(router: router)
+        try await app.test(.router) { client in try await body(client, shop, other) }
+        _ = temporary
+    }
+
+    func error(_ response: TestResponse) throws -> ErrorBody.Detail {
+        try JSONDecoder().decode(ErrorBody.self, from: Data(buffer: response.body)).error
+    }
+
+    @Test("A valid batch is accepted (202) and shows up in the screens query")
+    func ingestThenQuery() async throws {
+        try await withCollector { client, shop, _ in
+            let batch = makeBatch(id: "batch-1", start: Self.now - 3600)
+            let response = try await client.execute(uri: "/v1/events", method: .post, headers: [.authorization: "Bearer \(shop.ingestKey)"],
+                                                    body: ByteBuffer(data: try jsonData(batch)))
+            #expect(response.status == .accepted)
+            let answer = try JSONDecoder().decode(IngestResponse.self, from: Data(buffer: response.body))
+            #expect(answer == IngestResponse(batchId: "batch-1", accepted: 3, duplicate: false, rejected: []))
+
+            let again = try await client.execute(uri: "/v1/events", method: .post, headers: [.authorization: "Bearer \(shop.ingestKey)"],
+                                                 body: ByteBuffer(data: try jsonData(batch)))
+            #expect(try JSONDecoder().decode(IngestResponse.self, from: Data(buffer: again.body)).duplicate)
+
+            let query = try await client.execute(uri: "/v1/apps/shop/screens?from=2026-11-19&to=2026-11-21", method: .get,
+                                                 headers: [.authorization: "Bearer \(shop.readKey)"])
+            #expect(query.status == .ok)
+            let screens = try JSONDecoder().decode(ScreensResponse.self, from: Data(buffer: query.body)).screens
+            #expect(screens.map(\.screen) == ["Feed"])
+            #expect(screens.first?.visits == 3)
+            #expect(screens.first?.report == FrameReport.merged(batch.events.map(\.report)))
+        }
+    }
+
+    @Test("Valid events are stored even when others are invalid; each rejection names its field")
+    func partialBatch() async throws {
+        try await withCollector { client, shop, _ in
+            var batch = makeBatch(id: "mixed", count: 3, start: Self.now - 600)
+            batch.events[1].screen = ""
+            var json = try #require(JSONSerialization.jsonObject(with: try jsonData(batch)) as? [String: Any])
+            var events = try #require(json["events"] as? [[String: Any]])
+            var report = try #require(events[2]["report"] as? [String: Any])
+            report["dropEvents"] = 1_000_000
+            events[2]["report"] = report
+            events.append(["screen": "NoReport"])
+            json["events"] = events
+            let response = try await client.execute(uri: "/v1/events", method: .post, headers: [.authorization: "Bearer \(shop.ingestKey)"],
+                                                    body: ByteBuffer(data: try JSONSerialization.data(withJSONObject: json)))
+            #expect(response.status == .accepted)
+            let answer = try JSONDecoder().decode(IngestResponse.self, from: Data(buffer: response.body))
+            #expect(answer.accepted == 1)
+            #expect(answer.rejected.map(\.index) == [1, 2, 3])
+            #expect(answer.rejected.map(\.field) == ["events[1].screen", "events[2].report.dropEvents", "events[3].kind"])
+        }
+    }
+
+    @Test("The auth matrix: each key kind on each route, own app and other app")
+    func authMatrix() async throws {
+        try await withCollector { client, shop, other in
+            let body = ByteBuffer(data: try jsonData(makeBatch(id: "auth", start: Self.now - 600)))
+            for (key, expected) in [(shop.ingestKey, HTTPResponse.Status.accepted), (shop.readKey, .forbidden), (other.ingestKey, .forbidden), ("fsi_unknown", .unauthorized)] {
+                let response = try await client.execute(uri: "/v1/events", method: .post, headers: [.authorization: "Bearer \(key)"], body: body)
+                #expect(response.status == expected, "POST with \(key.prefix(4)): \(response.status)")
+                if expected != .accepted { #expect(try error(response).field != nil) }
+            }
+            let missing = try await client.execute(uri: "/v1/events", method: .post, body: body)
+            #expect(missing.status == .unauthorized)
+            #expect(try error(missing).code == "unauthorized")
+            for (key, expected) in [(shop.readKey, HTTPResponse.Status.ok), (shop.ingestKey, .forbidden), (other.readKey, .forbidden), ("fsr_unknown", .unauthorized)] {
+                let response = try await client.execute(uri: "/v1/apps/shop/screens", method: .get, headers: [.authorization: "Bearer \(key)"])
+                #expect(response.status == expected, "GET with \(key.prefix(4)): \(response.status)")
+            }
+        }
+    }
+
+    @Test("Unreadable requests get the proper 4xx with a JSON error naming the problem")
+    func badRequests() async throws {
+        try await withCollector { client, shop, _ in
+            let auth: HTTPFields = [.authorization: "Bearer \(shop.ingestKey)"]
+            let notJSON = try await client.execute(uri: "/v1/events", method: .post, headers: auth, body: ByteBuffer(string: "{nope"))
+            #expect(notJSON.status == .badRequest)
+            #expect(try error(notJSON).code == "invalid_json")
+
+            let missingField = try await client.execute(uri: "/v1/events", method: .post, headers: auth, body: ByteBuffer(string: #"{"batchId": "x", "events": []}"#))
+            #expect(missingField.status == .badRequest)
+            #expect(try error(missingField).field == "app")
+
+            var badId = makeBatch(id: "has spaces", start: Self.now - 60)
+            let badIdResponse = try await client.execute(uri: "/v1/events", method: .post, headers: auth, body: ByteBuffer(data: try jsonData(badId)))
+            #expect(try error(badIdResponse).field == "batchId")
+            badId.batchId = "old"
+            badId.events = [badId.events[0]]
+            badId.events[0].startedAt = "2026-01-01T00:00:00Z"
+            let old = try await client.execute(uri: "/v1/events", method: .post, headers: auth, body: ByteBuffer(data: try jsonData(badId)))
+            #expect(try JSONDecoder().decode(IngestResponse.self, from: Data(buffer: old.body)).rejected.map(\.field) == ["events[0].startedAt"])
+
+            let huge = try await client.execute(uri: "/v1/events", method: .post, headers: auth, body: ByteBuffer(repeating: 0x20, count: 2 << 20))
+            #expect(huge.status == .contentTooLarge)
+            #expect(try error(huge).code == "body_too_large")
+
+            var gzipHeaders = auth
+            gzipHeaders[.contentEncoding] = "br"
+            let encoded = try await client.execute(uri: "/v1/events", method: .post, headers: gzipHeaders, body: ByteBuffer(string: "{}"))
+            #expect(encoded.status == .unsupportedMediaType)
+
+            let badQuery = try await client.execute(uri: "/v1/apps/shop/screens?from=yesterday", method: .get, headers: [.authorization: "Bearer \(shop.readKey)"])
+            #expect(badQuery.status == .badRequest)
+            #expect(try error(badQuery).field == "from")
+
+            let unknown = try await client.execute(uri: "/nowhere", method: .get)
+            #expect(unknown.status == .notFound)
+            #expect(try error(unknown).code == "not_found")
+
+            let health = try await client.execute(uri: "/health", method: .get)
+            #expect(String(buffer: health.body).contains("ok"))
+        }
+    }
+}
