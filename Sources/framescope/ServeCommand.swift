@@ -1,0 +1,69 @@
+import ArgumentParser
+import Foundation
+import FramescopeCollector
+import Hummingbird
+import Logging
+
+/// `framescope serve`: the collector.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the collector: ingest events from devices and answer queries.",
+        discussion: """
+            Stores events in an embedded SQLite file (--db). With --demo, creates the demo app \
+            (id 'demo') if it is missing, fills it with four weeks of simulated fleet data, and \
+            prints its keys. Stops gracefully on SIGTERM or SIGINT.
+            """
+    )
+
+    @Option(help: "Address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port to listen on (0 picks a free one).")
+    var port = 8080
+
+    @Option(help: ArgumentHelp("The SQLite database file.", valueName: "path"))
+    var db = "framescope.sqlite"
+
+    @Flag(help: "Create and fill the demo app with simulated data, and print its keys.")
+    var demo = false
+
+    mutating func validate() throws {
+        if !(0...65535).contains(port) { throw ValidationError("--port must be 0–65535") }
+    }
+
+    func run() async throws {
+        let store: SQLiteStore
+        do {
+            store = try SQLiteStore(path: db)
+        } catch {
+            writeToStandardError("framescope: \(db): cannot open the database: \(error)\n")
+            throw ExitCode(CLIFailure.ioError)
+        }
+        var lines: [String] = []
+        if demo {
+            let (credentials, ingested) = try await DemoData.prepare(store: store)
+            lines.append("demo app: \(credentials.app) — \(DemoData.appName)\(ingested > 0 ? ", \(ingested) simulated screen visits loaded" : "")")
+            lines.append("ingest key: \(credentials.ingestKey)")
+            lines.append("read key: \(credentials.readKey)")
+        }
+        let logger = Logger(label: "framescope.collector")
+        let announcement = lines
+        let host = self.host
+        let app = Application(
+            router: makeCollectorRouter(store: store),
+            configuration: .init(address: .hostname(host, port: port), serverName: "framescope"),
+            onServerRunning: { channel in
+                let bound = channel.localAddress?.port ?? 0
+                var text = announcement
+                text.insert("Framescope collector listening on http://\(host):\(bound)", at: 0)
+                if announcement.contains(where: { $0.hasPrefix("read key:") }) {
+                    text.append("try: curl -H 'Authorization: Bearer <read key>' http://\(host):\(bound)/v1/apps/demo/screens")
+                }
+                FileHandle.standardOutput.write(Data((text.joined(separator: "\n") + "\n").utf8))
+            },
+            logger: logger
+        )
+        try await app.runService()
+    }
+}
