@@ -1,6 +1,7 @@
 import Foundation
 import FramescopeCore
 import Hummingbird
+import CompressNIO
 import Logging
 import NIOCore
 
@@ -28,6 +29,7 @@ public func makeCollectorRouter(store: any CollectorStore, limits: IngestLimits 
                                 clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) -> Router<CollectorRequestContext> {
     let router = Router(context: CollectorRequestContext.self)
     router.add(middleware: ErrorShapeMiddleware())
+    let limiter = RateLimiter(requestsPerSecond: limits.requestsPerSecond, burst: limits.burst)
 
     router.get("/health") { _, _ in
         HealthResponse(status: "ok")
@@ -35,11 +37,20 @@ public func makeCollectorRouter(store: any CollectorStore, limits: IngestLimits 
 
     router.post("/v1/events") { request, context -> EditedResponse<IngestResponse> in
         let grant = try await authenticate(request, store: store, kind: .ingest)
-        if let encoding = request.headers[.contentEncoding], encoding.lowercased() != "identity" {
-            throw CollectorError(.unsupportedMediaType, code: "unsupported_encoding", field: "Content-Encoding",
-                                 message: "Content-Encoding '\(encoding)' is not accepted; send plain JSON")
+        if let wait = await limiter.acquire(grant.app + "/ingest", now: clock()) {
+            throw CollectorError(.tooManyRequests, code: "rate_limited", message: "too many requests for this key; retry in \(wait) s",
+                                 headers: [.retryAfter: String(wait)])
         }
-        let body = try await request.body.collect(upTo: limits.maximumBodyBytes)
+        var body = try await request.body.collect(upTo: limits.maximumBodyBytes)
+        switch request.headers[.contentEncoding]?.lowercased() {
+        case nil, "identity":
+            break
+        case "gzip":
+            body = try gunzip(body, limit: limits.maximumDecompressedBytes)
+        case let encoding?:
+            throw CollectorError(.unsupportedMediaType, code: "unsupported_encoding", field: "Content-Encoding",
+                                 message: "Content-Encoding '\(encoding)' is not accepted; send plain JSON or gzip")
+        }
         let batch: WireBatch
         do {
             batch = try JSONDecoder().decode(WireBatch.self, from: Data(buffer: body))
@@ -85,6 +96,27 @@ public struct ScreensResponse: ResponseEncodable, Decodable, Sendable {
 }
 
 extension IngestResponse: ResponseEncodable {}
+
+/// Decompresses a gzip body, refusing output over `limit` bytes (a gzip bomb) with 413
+/// and damaged data with 400.
+func gunzip(_ body: ByteBuffer, limit: Int) throws -> ByteBuffer {
+    var input = body
+    let output: ByteBuffer
+    do {
+        output = try input.decompress(with: .gzip(), maxSize: limit)
+    } catch let error as CompressNIOError where error == .bufferOverflow {
+        throw CollectorError(.contentTooLarge, code: "decompressed_too_large", field: "Content-Encoding",
+                             message: "the body decompresses to more than \(limit >> 20) MiB")
+    } catch {
+        throw CollectorError(.badRequest, code: "invalid_gzip", field: "Content-Encoding", message: "the body is not valid gzip data")
+    }
+    // The decompressor may overshoot its limit by up to one buffer before it stops.
+    guard output.readableBytes <= limit else {
+        throw CollectorError(.contentTooLarge, code: "decompressed_too_large", field: "Content-Encoding",
+                             message: "the body decompresses to more than \(limit >> 20) MiB")
+    }
+    return output
+}
 
 /// Reads `Authorization: Bearer <key>` and checks that the key is of `kind`.
 func authenticate(_ request: Request, store: any CollectorStore, kind: KeyGrant.Kind) async throws -> KeyGrant {

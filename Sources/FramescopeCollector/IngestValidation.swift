@@ -3,8 +3,14 @@ import FramescopeCore
 
 /// The limits `POST /v1/events` enforces.
 public struct IngestLimits: Sendable, Hashable {
-    /// Largest request body, in bytes.
+    /// Largest request body as sent (compressed or not), in bytes.
     public var maximumBodyBytes = 4 << 20
+    /// Largest body after gzip decompression, in bytes: a gzip bomb is refused with 413.
+    public var maximumDecompressedBytes = 16 << 20
+    /// Sustained ingest requests per second allowed per ingest key.
+    public var requestsPerSecond: Double = 50
+    /// Ingest requests a key may send at once after being idle.
+    public var burst: Double = 100
     /// Most events per batch.
     public var maximumEvents = 1000
     /// Longest screen name, in characters.

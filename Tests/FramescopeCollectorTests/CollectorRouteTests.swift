@@ -1,6 +1,7 @@
 import Foundation
 @testable import FramescopeCollector
 import FramescopeCore
+import CompressNIO
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -10,12 +11,14 @@ struct CollectorRouteTests {
     static let now = ISO8601.parse("2026-11-20T12:00:00Z")!
 
     /// A collector on a fresh store with two apps; runs `body` with its test client.
-    func withCollector(_ body: @escaping @Sendable (any TestClientProtocol, AppCredentials, AppCredentials) async throws -> Void) async throws {
+    func withCollector(configure: (inout IngestLimits) -> Void = { _ in },
+                       _ body: @escaping @Sendable (any TestClientProtocol, AppCredentials, AppCredentials) async throws -> Void) async throws {
         let temporary = try TemporaryStore()
         let shop = try await temporary.store.createApp(name: "Shop", id: nil)
         let other = try await temporary.store.createApp(name: "Other", id: nil)
         var limits = IngestLimits()
         limits.maximumBodyBytes = 1 << 20
+        configure(&limits)
         let router = makeCollectorRouter(store: temporary.store, limits: limits, clock: { Self.now })
         let app = Application(router: router)
         try await app.test(.router) { client in try await body(client, shop, other) }
@@ -131,6 +134,50 @@ struct CollectorRouteTests {
 
             let health = try await client.execute(uri: "/health", method: .get)
             #expect(String(buffer: health.body).contains("ok"))
+        }
+    }
+
+    @Test("gzip bodies are accepted; a gzip bomb is refused with 413 and damaged gzip with 400")
+    func gzip() async throws {
+        try await withCollector(configure: { $0.maximumDecompressedBytes = 4 << 20 }) { client, shop, _ in
+            var headers: HTTPFields = [.authorization: "Bearer \(shop.ingestKey)", .contentEncoding: "gzip"]
+            var plain = ByteBuffer(data: try jsonData(makeBatch(id: "zipped", start: Self.now - 600)))
+            let zipped = try plain.compress(with: .gzip())
+            let accepted = try await client.execute(uri: "/v1/events", method: .post, headers: headers, body: zipped)
+            #expect(accepted.status == .accepted)
+            #expect(try JSONDecoder().decode(IngestResponse.self, from: Data(buffer: accepted.body)).accepted == 3)
+
+            // 64 MiB of spaces compress to about 64 KiB: under the body limit, far over the decompressed limit.
+            var spaces = ByteBuffer(repeating: 0x20, count: 64 << 20)
+            let bomb = try spaces.compress(with: .gzip())
+            #expect(bomb.readableBytes < 1 << 20)
+            let refused = try await client.execute(uri: "/v1/events", method: .post, headers: headers, body: bomb)
+            #expect(refused.status == .contentTooLarge)
+            #expect(try error(refused).code == "decompressed_too_large")
+
+            let damaged = try await client.execute(uri: "/v1/events", method: .post, headers: headers, body: ByteBuffer(string: "not gzip at all"))
+            #expect(damaged.status == .badRequest)
+            #expect(try error(damaged).code == "invalid_gzip")
+            headers[.contentEncoding] = "identity"
+            #expect(try await client.execute(uri: "/v1/events", method: .post, headers: headers, body: ByteBuffer(data: try jsonData(makeBatch(id: "plain", start: Self.now - 600)))).status == .accepted)
+        }
+    }
+
+    @Test("Over its rate limit a key gets 429 with Retry-After; other keys are unaffected")
+    func rateLimit() async throws {
+        try await withCollector(configure: { $0.requestsPerSecond = 0.5; $0.burst = 2 }) { client, shop, other in
+            let body = ByteBuffer(data: try jsonData(makeBatch(id: "r", count: 1, start: Self.now - 600)))
+            for _ in 0..<2 {
+                #expect(try await client.execute(uri: "/v1/events", method: .post, headers: [.authorization: "Bearer \(shop.ingestKey)"], body: body).status == .accepted)
+            }
+            let limited = try await client.execute(uri: "/v1/events", method: .post, headers: [.authorization: "Bearer \(shop.ingestKey)"], body: body)
+            #expect(limited.status == .tooManyRequests)
+            #expect(limited.headers[.retryAfter] == "2")
+            #expect(try error(limited).code == "rate_limited")
+            var otherBatch = makeBatch(id: "r", app: "other", count: 1, start: Self.now - 600)
+            otherBatch.batchId = "o"
+            #expect(try await client.execute(uri: "/v1/events", method: .post, headers: [.authorization: "Bearer \(other.ingestKey)"],
+                                             body: ByteBuffer(data: try jsonData(otherBatch))).status == .accepted)
         }
     }
 }
