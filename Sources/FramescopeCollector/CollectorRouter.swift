@@ -19,6 +19,7 @@ public struct CollectorRequestContext: RequestContext {
 /// Builds the collector's routes over `store`.
 ///
 /// - `GET /health`: `{"status": "ok"}`.
+/// - `GET /metrics`: the collector's own metrics in Prometheus' text format (``CollectorMetrics``).
 /// - `POST /v1/events`: an ``EventBatch`` with `Authorization: Bearer <ingest key>`;
 ///   202 with ``IngestResponse`` once the valid events are committed.
 /// - `GET /v1/apps/{app}/screens?from&to&appVersion&osVersion&deviceModel&network&lowPower`:
@@ -26,13 +27,20 @@ public struct CollectorRequestContext: RequestContext {
 ///
 /// Every error is JSON: `{"error": {"code", "field", "message"}}`.
 public func makeCollectorRouter(store: any CollectorStore, limits: IngestLimits = IngestLimits(),
+                                metrics: CollectorMetrics = CollectorMetrics(),
                                 clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) -> Router<CollectorRequestContext> {
     let router = Router(context: CollectorRequestContext.self)
+    router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
     router.add(middleware: ErrorShapeMiddleware())
     let limiter = RateLimiter(requestsPerSecond: limits.requestsPerSecond, burst: limits.burst)
 
     router.get("/health") { _, _ in
         HealthResponse(status: "ok")
+    }
+
+    router.get("/metrics") { _, _ in
+        Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                 body: .init(byteBuffer: ByteBuffer(string: metrics.exposition())))
     }
 
     router.post("/v1/events") { request, context -> EditedResponse<IngestResponse> in
@@ -64,6 +72,7 @@ public func makeCollectorRouter(store: any CollectorStore, limits: IngestLimits 
         let (ingest, rejected) = try IngestValidator(limits: limits, now: clock()).validate(batch, app: grant.app)
         var result = IngestResult(stored: 0, duplicate: false)
         if !ingest.events.isEmpty { result = try await store.ingest(ingest) }
+        metrics.recordIngest(app: grant.app, accepted: result.stored, rejected: rejected.count)
         context.logger.info("batch ingested", metadata: [
             "app": .string(grant.app), "batch": .string(ingest.batchId), "stored": .stringConvertible(result.stored),
             "rejected": .stringConvertible(rejected.count), "duplicate": .stringConvertible(result.duplicate),

@@ -180,4 +180,20 @@ struct CollectorRouteTests {
                                              body: ByteBuffer(data: try jsonData(otherBatch))).status == .accepted)
         }
     }
+
+    @Test("/metrics counts requests by route and status, and ingested and rejected events")
+    func metrics() async throws {
+        try await withCollector { client, shop, _ in
+            var batch = makeBatch(id: "m", count: 3, start: Self.now - 600)
+            batch.events[0].screen = ""
+            _ = try await client.execute(uri: "/v1/events", method: .post, headers: [.authorization: "Bearer \(shop.ingestKey)"], body: ByteBuffer(data: try jsonData(batch)))
+            _ = try await client.execute(uri: "/v1/events", method: .post, body: ByteBuffer(string: "{}"))
+            let text = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
+            #expect(text.contains(#"framescope_ingested_events_total{app="shop"} 2"#))
+            #expect(text.contains(#"framescope_rejected_events_total{app="shop"} 1"#))
+            #expect(text.contains(#"framescope_http_requests_total{method="POST",route="/v1/events",status="202"} 1"#))
+            #expect(text.contains(#"framescope_http_requests_total{method="POST",route="/v1/events",status="401"} 1"#))
+            #expect(text.contains("framescope_http_request_duration_seconds_bucket"))
+        }
+    }
 }
