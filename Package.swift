@@ -38,7 +38,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-            ]
+            ],
+            resources: [.copy("Resources/openapi.json")]
         ),
         .executableTarget(
             name: "framescope",

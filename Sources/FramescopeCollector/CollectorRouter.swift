@@ -19,6 +19,7 @@ public struct CollectorRequestContext: RequestContext {
 /// Builds the collector's routes over `store`.
 ///
 /// - `GET /health`: `{"status": "ok"}`.
+/// - `GET /openapi.json`: the ``OpenAPIDocument``.
 /// - `GET /metrics`: the collector's own metrics in Prometheus' text format (``CollectorMetrics``).
 /// - `POST /v1/events`: an ``EventBatch`` with `Authorization: Bearer <ingest key>`;
 ///   202 with ``IngestResponse`` once the valid events are committed.
@@ -36,6 +37,11 @@ public func makeCollectorRouter(store: any CollectorStore, limits: IngestLimits 
 
     router.get("/health") { _, _ in
         HealthResponse(status: "ok")
+    }
+
+    router.get("/openapi.json") { _, _ in
+        Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+                 body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.served(now: clock()))))
     }
 
     router.get("/metrics") { _, _ in

@@ -196,4 +196,31 @@ struct CollectorRouteTests {
             #expect(text.contains("framescope_http_request_duration_seconds_bucket"))
         }
     }
+
+    @Test("/openapi.json documents every route, and its example batch is accepted as it stands")
+    func openAPI() async throws {
+        let temporary = try TemporaryStore()
+        let demo = try await temporary.store.createApp(name: "Demo", id: "demo")
+        let app = Application(router: makeCollectorRouter(store: temporary.store, clock: { Self.now }))
+        try await app.test(.router) { client in
+            let response = try await client.execute(uri: "/openapi.json", method: .get)
+            #expect(response.status == .ok)
+            let document = try #require(JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
+            let paths = try #require(document["paths"] as? [String: [String: Any]])
+            let documented = Set(paths.flatMap { path, operations in operations.keys.map { "\($0.uppercased()) \(path)" } })
+            #expect(documented == ["GET /health", "GET /metrics", "GET /openapi.json", "POST /v1/events", "GET /v1/apps/{app}/screens"])
+            for (route, expected) in [("/health", HTTPResponse.Status.ok), ("/metrics", .ok), ("/openapi.json", .ok), ("/v1/apps/demo/screens", .unauthorized)] {
+                #expect(try await client.execute(uri: route, method: .get).status == expected, "\(route)")
+            }
+
+            let post = try #require(paths["/v1/events"]?["post"] as? [String: Any])
+            let body = try #require(((post["requestBody"] as? [String: Any])?["content"] as? [String: Any])?["application/json"] as? [String: Any])
+            let example = try JSONSerialization.data(withJSONObject: try #require(body["example"]))
+            let accepted = try await client.execute(uri: "/v1/events", method: .post, headers: [.authorization: "Bearer \(demo.ingestKey)"], body: ByteBuffer(data: example))
+            #expect(accepted.status == .accepted)
+            let answer = try JSONDecoder().decode(IngestResponse.self, from: Data(buffer: accepted.body))
+            #expect(answer.accepted == 1)
+            #expect(answer.rejected.isEmpty)
+        }
+    }
 }
