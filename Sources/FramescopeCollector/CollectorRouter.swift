@@ -1,5 +1,6 @@
 import Foundation
 import FramescopeCore
+import HTTPTypes
 import Hummingbird
 import CompressNIO
 import Logging
@@ -96,6 +97,7 @@ public func makeCollectorRouter(store: any CollectorStore, limits: IngestLimits 
         let query = try screenQuery(request.uri.queryParameters, now: clock())
         return ScreensResponse(screens: try await store.screens(app: app, query: query))
     }
+
     return router
 }
 
@@ -177,6 +179,17 @@ func screenQuery(_ parameters: some Sequence<(key: Substring, value: Substring)>
 struct ErrorShapeMiddleware: RouterMiddleware {
     typealias Context = CollectorRequestContext
 
+    /// The methods a known path allows ("GET"), or `nil` for a path the collector does not serve.
+    static func allowedMethods(path: String) -> String? {
+        switch path {
+        case "/health", "/metrics", "/openapi.json": return "GET"
+        case "/v1/events": return "POST"
+        default:
+            let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+            return parts.count == 5 && parts[1] == "v1" && parts[2] == "apps" && !parts[3].isEmpty && parts[4] == "screens" ? "GET" : nil
+        }
+    }
+
     func handle(_ request: Request, context: CollectorRequestContext,
                 next: (Request, CollectorRequestContext) async throws -> Response) async throws -> Response {
         do {
@@ -184,6 +197,9 @@ struct ErrorShapeMiddleware: RouterMiddleware {
         } catch let error as CollectorError {
             throw error
         } catch let error as HTTPError {
+            if error.status == .notFound, let allowed = Self.allowedMethods(path: request.uri.path) {
+                throw CollectorError(.methodNotAllowed, code: "method_not_allowed", message: "use \(allowed) on this path", headers: [.allow: allowed])
+            }
             throw CollectorError(error.status, code: error.status == .notFound ? "not_found" : "http_\(error.status.code)",
                                  message: error.body ?? error.status.reasonPhrase, headers: error.headers)
         } catch is NIOTooManyBytesError {

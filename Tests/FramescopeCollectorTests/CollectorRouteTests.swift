@@ -2,6 +2,7 @@ import Foundation
 @testable import FramescopeCollector
 import FramescopeCore
 import CompressNIO
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -127,6 +128,10 @@ struct CollectorRouteTests {
             let badQuery = try await client.execute(uri: "/v1/apps/shop/screens?from=yesterday", method: .get, headers: [.authorization: "Bearer \(shop.readKey)"])
             #expect(badQuery.status == .badRequest)
             #expect(try error(badQuery).field == "from")
+
+            let wrongMethod = try await client.execute(uri: "/v1/events", method: .put, headers: auth, body: ByteBuffer(string: "{}"))
+            #expect(wrongMethod.status == .methodNotAllowed)
+            #expect(wrongMethod.headers[.allow] == "POST")
 
             let unknown = try await client.execute(uri: "/nowhere", method: .get)
             #expect(unknown.status == .notFound)
