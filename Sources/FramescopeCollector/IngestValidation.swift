@@ -158,19 +158,6 @@ struct IngestValidator {
 
     /// A decoding error as (field path, message).
     static func describe(_ error: DecodingError) -> (String, String) {
-        func path(_ keys: [any CodingKey]) -> String {
-            var text = ""
-            for key in keys {
-                if let index = key.intValue { text += "[\(index)]" } else { text += (text.isEmpty ? "" : ".") + key.stringValue }
-            }
-            return text
-        }
-        switch error {
-        case let .dataCorrupted(context): return (path(context.codingPath), context.debugDescription)
-        case let .keyNotFound(key, context): return (path(context.codingPath + [key]), "is required")
-        case let .typeMismatch(type, context): return (path(context.codingPath), "expected \(type)")
-        case let .valueNotFound(type, context): return (path(context.codingPath), "expected \(type), found null")
-        @unknown default: return ("", "\(error)")
-        }
+        (error.fieldPath, error.reason)
     }
 }

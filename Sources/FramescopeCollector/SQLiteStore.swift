@@ -246,16 +246,17 @@ public final class SQLiteStore: CollectorStore {
     /// A new random key: `fsi_` (ingest) or `fsr_` (read) and 48 hex digits (192 bits).
     static func newKey(_ kind: KeyGrant.Kind) -> String {
         var generator = SystemRandomNumberGenerator()
-        let digits = (0..<24).map { _ in UInt8.random(in: 0...255, using: &generator) }.map { byte in
-            let text = String(byte, radix: 16)
-            return text.count == 1 ? "0" + text : text
-        }.joined()
-        return (kind == .ingest ? "fsi_" : "fsr_") + digits
+        return (kind == .ingest ? "fsi_" : "fsr_") + hex((0..<24).map { _ in UInt8.random(in: 0...255, using: &generator) })
     }
 
     /// SHA-256 of a key, hex.
     static func hash(_ key: String) -> String {
-        SHA256.hash(data: Data(key.utf8)).map { byte in
+        hex(Array(SHA256.hash(data: Data(key.utf8))))
+    }
+
+    /// Bytes as lower-case hexadecimal, two digits each.
+    static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { byte in
             let text = String(byte, radix: 16)
             return text.count == 1 ? "0" + text : text
         }.joined()

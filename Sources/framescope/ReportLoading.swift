@@ -56,25 +56,8 @@ struct ReportLoader {
 
 /// A decoding error in words: the field path and what is wrong with it.
 func describe(_ error: DecodingError) -> String {
-    func path(_ keys: [any CodingKey]) -> String {
-        let text = keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
-        return text.isEmpty ? "top level" : text
-    }
-    switch error {
-    case let .dataCorrupted(context):
-        if let underlying = context.underlyingError as NSError? {
-            return "\(path(context.codingPath)): \(context.debugDescription) \(underlying.userInfo["NSDebugDescription"] as? String ?? "")".trimmingCharacters(in: .whitespaces)
-        }
-        return "\(path(context.codingPath)): \(context.debugDescription)"
-    case let .keyNotFound(key, context):
-        return "\(path(context.codingPath + [key])): missing"
-    case let .typeMismatch(type, context):
-        return "\(path(context.codingPath)): expected \(type)"
-    case let .valueNotFound(type, context):
-        return "\(path(context.codingPath)): expected \(type), found null"
-    @unknown default:
-        return "\(error)"
-    }
+    let path = error.fieldPath
+    return "\(path.isEmpty ? "top level" : path): \(error.reason)"
 }
 
 /// A progress line on stderr, shown only when both stdout and stderr are terminals.
