@@ -70,11 +70,11 @@ public func makeCollectorRouter(store: any CollectorStore, limits: IngestLimits 
         do {
             batch = try JSONDecoder().decode(WireBatch.self, from: Data(buffer: body))
         } catch let error as DecodingError {
-            let (field, message) = IngestValidator.describe(error)
+            let field = error.fieldPath
             if case .dataCorrupted = error, field.isEmpty {
                 throw CollectorError(.badRequest, code: "invalid_json", message: "the body is not valid JSON")
             }
-            throw CollectorError(.badRequest, code: "invalid_field", field: field.isEmpty ? nil : field, message: message)
+            throw CollectorError(.badRequest, code: "invalid_field", field: field.isEmpty ? nil : field, message: error.reason)
         }
         let (ingest, rejected) = try IngestValidator(limits: limits, now: clock()).validate(batch, app: grant.app)
         var result = IngestResult(stored: 0, duplicate: false)

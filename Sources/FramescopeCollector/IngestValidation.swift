@@ -108,8 +108,8 @@ struct IngestValidator {
         for (index, lossy) in batch.events.enumerated() {
             switch lossy.result {
             case let .failure(error):
-                let (field, message) = Self.describe(error)
-                rejected.append(RejectedEvent(index: index, field: field.isEmpty ? "events[\(index)]" : field, message: message))
+                let field = error.fieldPath
+                rejected.append(RejectedEvent(index: index, field: field.isEmpty ? "events[\(index)]" : field, message: error.reason))
             case let .success(event):
                 if let (field, message) = check(event) {
                     rejected.append(RejectedEvent(index: index, field: "events[\(index)].\(field)", message: message))
@@ -156,8 +156,4 @@ struct IngestValidator {
         return nil
     }
 
-    /// A decoding error as (field path, message).
-    static func describe(_ error: DecodingError) -> (String, String) {
-        (error.fieldPath, error.reason)
-    }
 }

@@ -9,7 +9,7 @@ struct FrameAccumulator: Sendable {
     private var shortestFrame = Double.infinity
     private var longestFrame = 0.0
     private let tracksWindows: Bool
-    private(set) var windows: WindowCounter
+    private var windows: WindowCounter
 
     private let hangThreshold: Double
     private let frozenThreshold: Double

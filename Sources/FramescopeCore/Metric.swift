@@ -207,9 +207,7 @@ public enum Metric: String, CaseIterable, Sendable, Codable, Hashable {
         let sign = value < 0 && scaled != 0 ? "-" : ""
         guard digits > 0 else { return sign + String(integerPart) }
         let fraction = Int((scaled - Double(integerPart) * scale).rounded())
-        var fractionText = String(fraction)
-        while fractionText.count < digits { fractionText = "0" + fractionText }
-        return sign + String(integerPart) + "." + fractionText
+        return sign + String(integerPart) + "." + zeroPadded(Int64(fraction), width: digits)
     }
 }
 
@@ -218,4 +216,10 @@ extension String {
     func replacingSuffix(_ suffix: String) -> String {
         hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
     }
+}
+
+/// `value` in decimal with leading zeros up to `width` digits ("007").
+func zeroPadded(_ value: Int64, width: Int) -> String {
+    let text = String(value)
+    return String(repeating: "0", count: max(0, width - text.count)) + text
 }

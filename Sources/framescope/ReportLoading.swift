@@ -9,8 +9,8 @@ struct ReportLoader {
     var options: AnalysisOptions
 
     func load(_ path: String) throws -> RecordingReport {
-        var source = try FileByteSource(path: path)
         if try isReportJSON(path) { return try decodeReport(path) }
+        var source = try FileByteSource(path: path)
         let progress = ProgressLine(label: path, total: source.size)
         defer { progress.finish() }
         return try TraceReader(file: path).analyze(

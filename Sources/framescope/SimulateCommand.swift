@@ -159,13 +159,13 @@ func traceJSON(_ recording: SimulatedRecording, header: String) -> String {
 func thesisTable(seed: UInt64) -> String {
     var table = TextTable(header: ["scenario", "thesis row", "thesis FPS", "simulated FPS", "thesis stability", "simulated stability", "thesis s", "simulated s"])
     for scenario in ThesisScenario.all {
-        var workload = scenario.workload(seed: seed)
-        let report = PipelineSimulator(display: .fixed(hz: 60), timestampJitter: 0.02, seed: seed).run(&workload).analyze().whole
+        let (recording, testDuration) = scenario.run(seed: seed)
+        let report = recording.analyze().whole
         table.rows.append([
             scenario.name, scenario.thesisRow,
             Metric.decimal(scenario.thesisAverageFPS, digits: 1), report.averageFPS.map { Metric.decimal($0, digits: 1) } ?? "—",
             Metric.stability.format(scenario.thesisStability), report.stability.map(Metric.stability.format) ?? "—",
-            Metric.decimal(scenario.thesisDuration, digits: 1), workload.testDuration.map { Metric.decimal($0, digits: 1) } ?? "—",
+            Metric.decimal(scenario.thesisDuration, digits: 1), testDuration.map { Metric.decimal($0, digits: 1) } ?? "—",
         ])
     }
     return "Simulated: the thesis' scroll test over a generated 500-message list on a 60 Hz display (seed \(seed)).\n"

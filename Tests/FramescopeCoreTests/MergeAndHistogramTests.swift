@@ -139,16 +139,6 @@ struct MergeAndHistogramTests {
     }
 
     func pow2(_ exponent: Double) -> Double {
-        // 2^x without Foundation: split into integer and fractional parts.
-        let whole = exponent.rounded(.down)
-        let fraction = exponent - whole
-        var result = Double(sign: .plus, exponent: Int(whole), significand: 1)
-        // e^(fraction · ln 2) by its series: enough terms for 1e-15.
-        let x = fraction * 0.6931471805599453
-        var term = 1.0
-        var sum = 1.0
-        for n in 1...20 { term *= x / Double(n); sum += term }
-        result *= sum
-        return result
+        Elementary.exp(exponent * 0.6931471805599453)
     }
 }

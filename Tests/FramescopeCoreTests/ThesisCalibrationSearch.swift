@@ -35,10 +35,10 @@ struct ThesisCalibrationSearch {
     func measure(_ scenario: ThesisScenario, _ costs: Costs, seed: UInt64, windows: Bool = false) -> (fps: Double, stability: Double, duration: Double) {
         var variant = scenario
         variant.costs = costs
-        var workload = variant.workload(seed: seed)
-        let report = PipelineSimulator(display: .fixed(hz: 60), timestampJitter: 0.02, seed: seed).run(&workload).analyze().whole
+        let (recording, testDuration) = variant.run(seed: seed)
+        let report = recording.analyze().whole
         if windows { print("WIN \(scenario.name): " + report.windowFPS.entries.map { "\($0.key / 100):\($0.count)" }.joined(separator: " ")) }
-        return (report.averageFPS ?? 0, report.stability ?? 0, workload.testDuration ?? 0)
+        return (report.averageFPS ?? 0, report.stability ?? 0, testDuration ?? 0)
     }
 
     func error(_ p: [Double], verbose: Bool = false) -> Double {

@@ -4,6 +4,17 @@ import Testing
 
 @Suite("Trace readers: CSV and JSON, streamed")
 struct TraceReaderTests {
+    /// What the CSV and JSON forms of the sample trace both say.
+    static let sampleEvents: [TraceEvent] = [
+        .refreshRate(60),
+        .tick(FrameTick(timestamp: 1.0, targetTimestamp: 1.0166)),
+        .segment("scroll 1"),
+        .tick(FrameTick(timestamp: 1.0166, targetTimestamp: nil)),
+        .tick(FrameTick(timestamp: 1.05, targetTimestamp: 1.0666)),
+        .segment(nil),
+        .tick(FrameTick(timestamp: 1.0666, targetTimestamp: 1.0833)),
+    ]
+
     func events(_ text: String, chunkSize: Int = .max) throws(TraceError) -> [TraceEvent] {
         var source = MemoryByteSource(text, chunkSize: chunkSize)
         var events: [TraceEvent] = []
@@ -24,15 +35,7 @@ struct TraceReaderTests {
     func csv(chunkSize: Int) throws {
         let text = "\u{FEFF}# refreshRate=60\r\ntimestamp,targetTimestamp,segment\r\n1.0,1.0166,\r\n1.0166,,scroll 1\n\n1.05,1.0666,\"scroll 1\"\n1.0666,1.0833,\n"
         let found = try events(text, chunkSize: chunkSize)
-        #expect(found == [
-            .refreshRate(60),
-            .tick(FrameTick(timestamp: 1.0, targetTimestamp: 1.0166)),
-            .segment("scroll 1"),
-            .tick(FrameTick(timestamp: 1.0166, targetTimestamp: nil)),
-            .tick(FrameTick(timestamp: 1.05, targetTimestamp: 1.0666)),
-            .segment(nil),
-            .tick(FrameTick(timestamp: 1.0666, targetTimestamp: 1.0833)),
-        ])
+        #expect(found == Self.sampleEvents)
     }
 
     @Test("JSON: the same trace, streamed, every chunk size", arguments: [1, 5, 64, Int.max])
@@ -47,15 +50,7 @@ struct TraceReaderTests {
             ]}
             """
         let found = try events(text, chunkSize: chunkSize)
-        #expect(found == [
-            .refreshRate(60),
-            .tick(FrameTick(timestamp: 1.0, targetTimestamp: 1.0166)),
-            .segment("scroll 1"),
-            .tick(FrameTick(timestamp: 1.0166, targetTimestamp: nil)),
-            .tick(FrameTick(timestamp: 1.05, targetTimestamp: 1.0666)),
-            .segment(nil),
-            .tick(FrameTick(timestamp: 1.0666, targetTimestamp: 1.0833)),
-        ])
+        #expect(found == Self.sampleEvents)
     }
 
     @Test("CSV and JSON forms of one recording give the same report")

@@ -76,8 +76,5 @@ public enum MessageDataset {
         }
     }
 
-    private static func pad(_ value: Int, _ width: Int) -> String {
-        let text = String(value)
-        return String(repeating: "0", count: max(0, width - text.count)) + text
-    }
+    private static func pad(_ value: Int, _ width: Int) -> String { zeroPadded(Int64(value), width: width) }
 }

@@ -87,8 +87,15 @@ public struct ThesisScenario: Sendable, Hashable {
 
     /// Simulates the scenario on a 60 Hz display.
     public func simulate(seed: UInt64 = 1) -> SimulatedRecording {
+        run(seed: seed).recording
+    }
+
+    /// Simulates the scenario on a 60 Hz display and says how long its test took, in
+    /// seconds (`nil` if the five passes did not finish).
+    public func run(seed: UInt64 = 1) -> (recording: SimulatedRecording, testDuration: Double?) {
         var workload = workload(seed: seed)
-        return PipelineSimulator(display: .fixed(hz: 60), timestampJitter: 0.02, seed: seed).run(&workload)
+        let recording = PipelineSimulator(display: .fixed(hz: 60), timestampJitter: 0.02, seed: seed).run(&workload)
+        return (recording, workload.testDuration)
     }
 }
 

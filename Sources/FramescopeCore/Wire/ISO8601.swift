@@ -96,8 +96,5 @@ public enum ISO8601 {
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
-    private static func pad(_ value: Int64, _ width: Int) -> String {
-        let text = String(value)
-        return String(repeating: "0", count: max(0, width - text.count)) + text
-    }
+    private static func pad(_ value: Int64, _ width: Int) -> String { zeroPadded(value, width: width) }
 }
