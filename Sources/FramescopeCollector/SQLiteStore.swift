@@ -82,6 +82,7 @@ public final class SQLiteStore: CollectorStore {
 
     // MARK: Apps and keys
 
+    /// Inserts the app and the SHA-256 hashes of two fresh keys in one transaction; fails if the id exists.
     public func createApp(name: String, id: String?) async throws -> AppCredentials {
         let appId = id ?? Self.slug(name)
         let credentials = AppCredentials(app: appId, name: name, ingestKey: Self.newKey(.ingest), readKey: Self.newKey(.read))
@@ -92,6 +93,7 @@ public final class SQLiteStore: CollectorStore {
         return credentials
     }
 
+    /// Deletes the app's key hashes, clears a revocation and stores two fresh keys; `nil` for an unknown app.
     public func rotateKeys(app: String) async throws -> AppCredentials? {
         try await pool.write { db in
             guard let name = try String.fetchOne(db, sql: "SELECT name FROM apps WHERE id = ?", arguments: [app]) else { return nil }
@@ -103,6 +105,7 @@ public final class SQLiteStore: CollectorStore {
         }
     }
 
+    /// Every app, by id.
     public func apps() async throws -> [AppRecord] {
         try await pool.read { db in
             try Row.fetchAll(db, sql: "SELECT id, name, created_at, revoked_at FROM apps ORDER BY id").map { row in
@@ -112,6 +115,7 @@ public final class SQLiteStore: CollectorStore {
         }
     }
 
+    /// Marks the app revoked and deletes its key hashes; its data stays.
     public func revokeApp(_ id: String) async throws -> Bool {
         try await pool.write { db in
             try db.execute(sql: "UPDATE apps SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", arguments: [Date().timeIntervalSince1970, id])
@@ -121,6 +125,7 @@ public final class SQLiteStore: CollectorStore {
         }
     }
 
+    /// Looks the key's SHA-256 up among unrevoked apps' keys.
     public func authenticate(key: String) async throws -> KeyGrant? {
         let hash = Self.hash(key)
         return try await pool.read { db in
@@ -137,6 +142,8 @@ public final class SQLiteStore: CollectorStore {
 
     // MARK: Ingest
 
+    /// Merges the batch per rollup key in memory, then in one write transaction records the batch id,
+    /// appends the raw events and upserts each rollup; a known batch id writes nothing.
     public func ingest(_ batch: IngestBatch) async throws -> IngestResult {
         // Merge the batch's events per rollup key before touching the database.
         var groups: [RollupKey: (visits: Int, report: FrameReport, motion: FrameReport?)] = [:]
@@ -199,6 +206,7 @@ public final class SQLiteStore: CollectorStore {
 
     // MARK: Queries
 
+    /// Selects the matching hourly rollups and merges them per screen, in Swift.
     public func screens(app: String, query: ScreenQuery) async throws -> [ScreenSummary] {
         var sql = "SELECT screen, visits, report, motion FROM rollups WHERE app_id = ? AND hour >= ? AND hour < ?"
         var arguments: StatementArguments = [app, Int64((query.from / 3600).rounded(.down)) * 3600, query.to]
@@ -222,6 +230,7 @@ public final class SQLiteStore: CollectorStore {
         return summaries.values.sorted { $0.screen < $1.screen }
     }
 
+    /// `SELECT COUNT(*)` over the app's raw events.
     public func rawEventCount(app: String) async throws -> Int {
         try await pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM events WHERE app_id = ?", arguments: [app]) ?? 0 }
     }

@@ -83,6 +83,8 @@ public struct SyntheticWorkload: Workload, Sendable {
         return "scroll \(Int((elapsed / cycle).rounded(.down)) + 1)"
     }
 
+    /// Draws the frame's main-thread and render time for the current spell (idle or scroll),
+    /// adding an occasional expensive frame in motion and any stall that is due.
     public mutating func frame(startingAt time: Double, refreshInterval: Double) -> FrameWork {
         if startTime == nil {
             startTime = time
@@ -102,6 +104,7 @@ public struct SyntheticWorkload: Workload, Sendable {
         return FrameWork(main: main, render: render, segment: segment)
     }
 
+    /// Whether `duration` seconds have passed since the first frame.
     public func isFinished(at time: Double) -> Bool {
         guard let startTime else { return false }
         return time - startTime >= duration

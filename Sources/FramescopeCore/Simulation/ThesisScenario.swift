@@ -183,6 +183,8 @@ public struct ThesisWorkload: Workload, Sendable {
         return first..<last
     }
 
+    /// Fires the scroll timer if it is due, moves the animated offset, and prices the rows that
+    /// scroll into view (main thread) and the rows on screen (render).
     public mutating func frame(startingAt time: Double, refreshInterval: Double) -> FrameWork {
         if startTime == nil {
             startTime = time
@@ -269,5 +271,6 @@ public struct ThesisWorkload: Workload, Sendable {
         return cost
     }
 
+    /// Whether the fifth pass has reached the bottom.
     public func isFinished(at time: Double) -> Bool { finished }
 }
