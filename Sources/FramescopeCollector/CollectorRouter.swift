@@ -24,8 +24,14 @@ public struct CollectorRequestContext: RequestContext {
 /// - `GET /metrics`: the collector's own metrics in Prometheus' text format (``CollectorMetrics``).
 /// - `POST /v1/events`: an ``EventBatch`` with `Authorization: Bearer <ingest key>`;
 ///   202 with ``IngestResponse`` once the valid events are committed.
-/// - `GET /v1/apps/{app}/screens?from&to&appVersion&osVersion&deviceModel&network&lowPower`:
-///   per-screen reports with `Authorization: Bearer <read key>`.
+/// - Read routes, with `Authorization: Bearer <read key>` and the common parameters
+///   `from`, `to` (ISO 8601; default the last 30 days) and the filters `appVersion`,
+///   `osVersion`, `deviceModel`, `network`, `lowPower`, `screen`:
+///   - `GET /v1/apps/{app}/screens`: per-screen reports (``ScreensResponse``);
+///   - `GET /v1/apps/{app}/timeseries?metric&interval`: ``TimeSeriesResponse``;
+///   - `GET /v1/apps/{app}/compare?baseline&candidate`: ``ComparisonResponse``;
+///   - `GET /v1/apps/{app}/worst?by&limit&minVisits`: ``WorstScreensResponse``;
+///   - `GET /v1/apps/{app}/percentiles`: ``PercentilesResponse``.
 ///
 /// Every error is JSON: `{"error": {"code", "field", "message"}}`.
 public func makeCollectorRouter(store: any CollectorStore, limits: IngestLimits = IngestLimits(),
@@ -35,6 +41,8 @@ public func makeCollectorRouter(store: any CollectorStore, limits: IngestLimits 
     router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
     router.add(middleware: ErrorShapeMiddleware())
     let limiter = RateLimiter(requestsPerSecond: limits.requestsPerSecond, burst: limits.burst)
+    let groupCommit = GroupCommit(store: store)
+    let queries = CollectorQueries(store: store)
 
     router.get("/health") { _, _ in
         HealthResponse(status: "ok")
@@ -78,7 +86,7 @@ public func makeCollectorRouter(store: any CollectorStore, limits: IngestLimits 
         }
         let (ingest, rejected) = try IngestValidator(limits: limits, now: clock()).validate(batch, app: grant.app)
         var result = IngestResult(stored: 0, duplicate: false)
-        if !ingest.events.isEmpty { result = try await store.ingest(ingest) }
+        if !ingest.events.isEmpty { result = try await groupCommit.ingest(ingest) }
         metrics.recordIngest(app: grant.app, accepted: result.stored, rejected: rejected.count)
         context.logger.info("batch ingested", metadata: [
             "app": .string(grant.app), "batch": .string(ingest.batchId), "stored": .stringConvertible(result.stored),
@@ -89,13 +97,48 @@ public func makeCollectorRouter(store: any CollectorStore, limits: IngestLimits 
     }
 
     router.get("/v1/apps/:app/screens") { request, context -> ScreensResponse in
-        let app = try context.parameters.require("app")
-        let grant = try await authenticate(request, store: store, kind: .read)
-        guard grant.app == app else {
-            throw CollectorError(.forbidden, code: "wrong_app", field: "app", message: "this read key does not belong to app '\(app)'")
-        }
-        let query = try screenQuery(request.uri.queryParameters, now: clock())
+        let (app, query) = try await readQuery(request, context, store: store, now: clock())
         return ScreensResponse(screens: try await store.screens(app: app, query: query))
+    }
+
+    router.get("/v1/apps/:app/timeseries") { request, context -> TimeSeriesResponse in
+        let (app, query) = try await readQuery(request, context, store: store, now: clock())
+        let parameters = request.uri.queryParameters
+        let figure = try figureParameter(parameters, name: "metric", default: "hitchRatio")
+        let intervalText = parameters["interval"].map(String.init) ?? "day"
+        guard let interval = BucketInterval(rawValue: intervalText) else {
+            throw CollectorError(.badRequest, code: "invalid_parameter", field: "interval", message: "interval must be hour or day")
+        }
+        guard (query.to - query.from) / interval.seconds <= 10_000 else {
+            throw CollectorError(.badRequest, code: "invalid_parameter", field: "interval", message: "the range has more than 10 000 \(interval.rawValue)s; use day or a shorter range")
+        }
+        return try await queries.timeSeries(app: app, query: query, figure: figure, interval: interval)
+    }
+
+    router.get("/v1/apps/:app/compare") { request, context -> ComparisonResponse in
+        let (app, query) = try await readQuery(request, context, store: store, now: clock())
+        let parameters = request.uri.queryParameters
+        guard let baseline = parameters["baseline"].map(String.init), !baseline.isEmpty else {
+            throw CollectorError(.badRequest, code: "missing_parameter", field: "baseline", message: "name the baseline app version: baseline=3.0")
+        }
+        guard let candidate = parameters["candidate"].map(String.init), !candidate.isEmpty else {
+            throw CollectorError(.badRequest, code: "missing_parameter", field: "candidate", message: "name the candidate app version: candidate=3.1")
+        }
+        return try await queries.compare(app: app, query: query, baseline: baseline, candidate: candidate)
+    }
+
+    router.get("/v1/apps/:app/worst") { request, context -> WorstScreensResponse in
+        let (app, query) = try await readQuery(request, context, store: store, now: clock())
+        let parameters = request.uri.queryParameters
+        let figure = try figureParameter(parameters, name: "by", default: "hitchRatio")
+        let limit = try integerParameter(parameters, name: "limit", default: 10, range: 1...1000)
+        let minimumVisits = try integerParameter(parameters, name: "minVisits", default: 20, range: 0...1_000_000_000)
+        return try await queries.worstScreens(app: app, query: query, figure: figure, limit: limit, minimumVisits: minimumVisits)
+    }
+
+    router.get("/v1/apps/:app/percentiles") { request, context -> PercentilesResponse in
+        let (app, query) = try await readQuery(request, context, store: store, now: clock())
+        return try await queries.percentiles(app: app, query: query)
     }
 
     return router
@@ -113,6 +156,42 @@ public struct ScreensResponse: ResponseEncodable, Decodable, Sendable {
 }
 
 extension IngestResponse: ResponseEncodable {}
+extension TimeSeriesResponse: ResponseEncodable {}
+extension ComparisonResponse: ResponseEncodable {}
+extension WorstScreensResponse: ResponseEncodable {}
+extension PercentilesResponse: ResponseEncodable {}
+
+/// The names of the read routes under `/v1/apps/{app}/`.
+let readRouteNames: Set<Substring> = ["screens", "timeseries", "compare", "worst", "percentiles"]
+
+/// Checks the read key against the path's app and parses the common time range and filters.
+func readQuery(_ request: Request, _ context: CollectorRequestContext, store: any CollectorStore, now: Double) async throws -> (app: String, query: ScreenQuery) {
+    let app = try context.parameters.require("app")
+    let grant = try await authenticate(request, store: store, kind: .read)
+    guard grant.app == app else {
+        throw CollectorError(.forbidden, code: "wrong_app", field: "app", message: "this read key does not belong to app '\(app)'")
+    }
+    return (app, try screenQuery(request.uri.queryParameters, now: now))
+}
+
+/// A figure named by the parameter `name` (``QueryFigure``), or 400 naming the parameter.
+func figureParameter(_ parameters: Parameters, name: String, default fallback: String) throws -> QueryFigure {
+    let text = parameters[Substring(name)].map(String.init) ?? fallback
+    guard let figure = QueryFigure(name: text) else {
+        throw CollectorError(.badRequest, code: "invalid_parameter", field: name,
+                             message: "unknown metric '\(text)'; use a report metric such as hitchRatio, hangRate, averageFPS, frameDuration.p95, motion.hitchRatio or frozenFramesPerThousand")
+    }
+    return figure
+}
+
+/// A whole number parameter within `range`, or 400 naming the parameter.
+func integerParameter(_ parameters: Parameters, name: String, default fallback: Int, range: ClosedRange<Int>) throws -> Int {
+    guard let text = parameters[Substring(name)] else { return fallback }
+    guard let value = Int(text), range.contains(value) else {
+        throw CollectorError(.badRequest, code: "invalid_parameter", field: name, message: "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+    }
+    return value
+}
 
 /// Decompresses a gzip body, refusing output over `limit` bytes (a gzip bomb) with 413
 /// and damaged data with 400.
@@ -172,7 +251,7 @@ func screenQuery(_ parameters: some Sequence<(key: Substring, value: Substring)>
         lowPower = flag
     }
     return ScreenQuery(from: from, to: to, appVersion: values["appVersion"], osVersion: values["osVersion"],
-                       deviceModel: values["deviceModel"], network: values["network"], lowPower: lowPower)
+                       deviceModel: values["deviceModel"], network: values["network"], lowPower: lowPower, screen: values["screen"])
 }
 
 /// Turns every error into the collector's JSON error shape.
@@ -186,7 +265,7 @@ struct ErrorShapeMiddleware: RouterMiddleware {
         case "/v1/events": return "POST"
         default:
             let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-            return parts.count == 5 && parts[1] == "v1" && parts[2] == "apps" && !parts[3].isEmpty && parts[4] == "screens" ? "GET" : nil
+            return parts.count == 5 && parts[1] == "v1" && parts[2] == "apps" && !parts[3].isEmpty && readRouteNames.contains(parts[4]) ? "GET" : nil
         }
     }
 

@@ -14,13 +14,34 @@ public protocol CollectorStore: Sendable {
     func revokeApp(_ id: String) async throws -> Bool
     /// The app and kind of key `key` grants, or `nil` for an unknown or revoked key.
     func authenticate(key: String) async throws -> KeyGrant?
-    /// Stores a batch's valid events and adds them to the hourly rollups, in one transaction.
-    /// A batch id already stored for the app is not stored again.
-    func ingest(_ batch: IngestBatch) async throws -> IngestResult
-    /// Per-screen reports over `query`'s time range and filters, merged from the rollups.
-    func screens(app: String, query: ScreenQuery) async throws -> [ScreenSummary]
+    /// Stores the batches' valid events and adds them to the rollups, all in one
+    /// transaction (one flush of the group commit), and returns one result per batch in
+    /// order. A batch id already stored for its app — before or earlier in `batches` —
+    /// is not stored again.
+    func ingest(_ batches: [IngestBatch]) async throws -> [IngestResult]
+    /// The rollups over `query`'s time range and filters, merged into one
+    /// ``RollupAggregate`` per group (screen, time bucket and dimension value, as asked).
+    func aggregate(app: String, query: AggregateQuery) async throws -> [RollupAggregate]
     /// Raw events stored for `app` (for retention and tests).
     func rawEventCount(app: String) async throws -> Int
+    /// Deletes raw events that started before `cutoff` (Unix seconds), at most `limit`
+    /// of them; returns how many were deleted. Rollups are kept.
+    func deleteRawEvents(startedBefore cutoff: Double, limit: Int) async throws -> Int
+}
+
+extension CollectorStore {
+    /// Stores one batch (a group of one).
+    public func ingest(_ batch: IngestBatch) async throws -> IngestResult {
+        let results = try await ingest([batch])
+        return results.first ?? IngestResult(stored: 0, duplicate: false)
+    }
+
+    /// Per-screen reports over `query`'s time range and filters, by screen name.
+    public func screens(app: String, query: ScreenQuery) async throws -> [ScreenSummary] {
+        try await aggregate(app: app, query: AggregateQuery(filter: query, byScreen: true))
+            .map { ScreenSummary(screen: $0.screen ?? "", visits: $0.visits, report: $0.report, motion: $0.motion) }
+            .sorted { $0.screen < $1.screen }
+    }
 }
 
 /// An app's identity and its two keys, as `framescope apps create` prints them once.
@@ -106,9 +127,12 @@ public struct ScreenQuery: Sendable, Hashable {
     public var network: String?
     /// Only visits with (true) or without (false) low-power mode.
     public var lowPower: Bool?
+    /// Only this screen.
+    public var screen: String?
 
     /// Creates a query.
-    public init(from: Double, to: Double, appVersion: String? = nil, osVersion: String? = nil, deviceModel: String? = nil, network: String? = nil, lowPower: Bool? = nil) {
+    public init(from: Double, to: Double, appVersion: String? = nil, osVersion: String? = nil, deviceModel: String? = nil,
+                network: String? = nil, lowPower: Bool? = nil, screen: String? = nil) {
         self.from = from
         self.to = to
         self.appVersion = appVersion
@@ -116,7 +140,102 @@ public struct ScreenQuery: Sendable, Hashable {
         self.deviceModel = deviceModel
         self.network = network
         self.lowPower = lowPower
+        self.screen = screen
     }
+
+    /// Whether any rollup dimension (not the screen) is filtered.
+    public var filtersDimensions: Bool {
+        appVersion != nil || osVersion != nil || deviceModel != nil || network != nil || lowPower != nil
+    }
+
+    /// The same query with one dimension fixed to `value` (`"true"`/`"false"` for ``RollupDimension/lowPower``).
+    public func fixing(_ dimension: RollupDimension, to value: String) -> ScreenQuery {
+        var query = self
+        switch dimension {
+        case .appVersion: query.appVersion = value
+        case .osVersion: query.osVersion = value
+        case .deviceModel: query.deviceModel = value
+        case .network: query.network = value
+        case .lowPower: query.lowPower = value == "true"
+        }
+        return query
+    }
+}
+
+/// A rollup key other than time and screen, by which queries filter and group.
+public enum RollupDimension: String, CaseIterable, Sendable, Codable, Hashable {
+    /// The app's version (`3.1`).
+    case appVersion
+    /// The OS version (`17.5`).
+    case osVersion
+    /// The device model (`iPhone15,2`).
+    case deviceModel
+    /// The network type (`wifi`, `cellular`, `offline`, `unknown`).
+    case network
+    /// Low-power mode, `true` or `false`.
+    case lowPower
+}
+
+/// The length of a time bucket in time series.
+public enum BucketInterval: String, CaseIterable, Sendable, Codable, Hashable {
+    /// One hour (3 600 s).
+    case hour
+    /// One UTC day (86 400 s).
+    case day
+
+    /// The bucket length in seconds.
+    public var seconds: Double { self == .hour ? 3600 : 86_400 }
+}
+
+/// What to merge the rollups of a ``ScreenQuery`` into: one group per combination of
+/// the screen (if ``byScreen``), the time bucket (if ``interval``) and the value of
+/// ``dimension`` (if set).
+public struct AggregateQuery: Sendable, Hashable {
+    /// Time range and filters.
+    public var filter: ScreenQuery
+    /// Group by screen.
+    public var byScreen: Bool
+    /// Group by time bucket of this length.
+    public var interval: BucketInterval?
+    /// Group by this dimension's value.
+    public var dimension: RollupDimension?
+
+    /// Creates an aggregate query.
+    public init(filter: ScreenQuery, byScreen: Bool = false, interval: BucketInterval? = nil, dimension: RollupDimension? = nil) {
+        self.filter = filter
+        self.byScreen = byScreen
+        self.interval = interval
+        self.dimension = dimension
+    }
+}
+
+/// The merged rollups of one group of an ``AggregateQuery``.
+public struct RollupAggregate: Sendable, Hashable {
+    /// The screen, when grouped by screen.
+    public var screen: String?
+    /// The bucket's start, Unix seconds, when grouped by time.
+    public var bucketStart: Double?
+    /// The dimension's value, when grouped by a dimension.
+    public var dimensionValue: String?
+    /// The group's merged sums.
+    public var rollup: RollupValue
+
+    /// Creates a group.
+    public init(screen: String?, bucketStart: Double?, dimensionValue: String?, rollup: RollupValue) {
+        self.screen = screen
+        self.bucketStart = bucketStart
+        self.dimensionValue = dimensionValue
+        self.rollup = rollup
+    }
+
+    /// Screen visits in the group.
+    public var visits: Int { rollup.visits }
+    /// The merge of the visits' whole reports.
+    public var report: FrameReport { rollup.report }
+    /// The merge of the visits' motion reports, `nil` when none moved.
+    public var motion: FrameReport? { rollup.motion }
+    /// Per-visit statistics.
+    public var statistics: VisitStatistics { rollup.statistics }
 }
 
 /// One screen's merged figures over a query.

@@ -5,11 +5,11 @@ import GRDB
 
 /// The embedded store: one SQLite file in WAL mode, through GRDB.
 ///
-/// Raw events are appended to `events`; hourly rollups keyed by app × hour × screen ×
-/// app version × OS version × device model × network × low-power mode hold the merged
-/// mergeable reports. A batch's events and its rollup updates commit in one transaction,
-/// so a batch is either counted whole or not at all. Schema changes are migrations,
-/// appended and never edited.
+/// Raw events are appended to `events`; rollups at three levels (``RollupLevel``: hour
+/// × screen × every dimension, day × screen × every dimension, day × screen) hold the
+/// merged reports and per-visit statistics. The batches of one group commit, their raw
+/// events and all their rollup updates commit in one transaction, so a batch is either
+/// counted whole or not at all. Schema changes are migrations, appended and never edited.
 public final class SQLiteStore: CollectorStore {
     private let pool: DatabasePool
 
@@ -18,7 +18,9 @@ public final class SQLiteStore: CollectorStore {
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // FULL: each commit (one group-commit flush) is fsynced before the 202 goes out,
+            // so an acknowledged batch survives a power loss, not only a crash.
+            try db.execute(sql: "PRAGMA synchronous = FULL")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         try Self.migrator.migrate(pool)
@@ -76,6 +78,46 @@ public final class SQLiteStore: CollectorStore {
                     PRIMARY KEY (app_id, hour, screen, app_version, os_version, device_model, network, low_power)
                 );
                 """)
+        }
+        migrator.registerMigration("v2: rollup levels with per-visit statistics") { db in
+            for level in RollupLevel.allCases {
+                try db.execute(sql: """
+                    CREATE TABLE \(tableName(level)) (
+                        app_id TEXT NOT NULL,
+                        bucket INTEGER NOT NULL,
+                        screen TEXT NOT NULL,
+                        app_version TEXT NOT NULL,
+                        os_version TEXT NOT NULL,
+                        device_model TEXT NOT NULL,
+                        network TEXT NOT NULL,
+                        low_power INTEGER NOT NULL,
+                        visits INTEGER NOT NULL,
+                        report TEXT NOT NULL,
+                        motion TEXT,
+                        stats TEXT,
+                        PRIMARY KEY (app_id, bucket, screen, app_version, os_version, device_model, network, low_power)
+                    ) WITHOUT ROWID
+                    """)
+            }
+            try db.execute(sql: "CREATE INDEX events_by_start ON events(started_at)")
+            // Carry v1's hourly rollups over (they have no per-visit statistics).
+            let encoder = JSONEncoder()
+            let decoder = JSONDecoder()
+            var byApp: [String: [RollupKey: RollupValue]] = [:]
+            let rows = try Row.fetchCursor(db, sql: "SELECT * FROM rollups")
+            while let row = try rows.next() {
+                let key = RollupKey(bucketStart: row["hour"], screen: row["screen"], appVersion: row["app_version"], osVersion: row["os_version"],
+                                    deviceModel: row["device_model"], network: row["network"], lowPower: row["low_power"])
+                byApp[row["app_id"], default: [:]][key] = try decodeValue(row, decoder: decoder)
+            }
+            for (app, values) in byApp {
+                for level in RollupLevel.allCases {
+                    for (key, value) in level.regroup(values) {
+                        try upsert(level, app: app, key: key, adding: value, db, encoder: encoder, decoder: decoder)
+                    }
+                }
+            }
+            try db.execute(sql: "DROP TABLE rollups")
         }
         return migrator
     }
@@ -142,92 +184,149 @@ public final class SQLiteStore: CollectorStore {
 
     // MARK: Ingest
 
-    /// Merges the batch per rollup key in memory, then in one write transaction records the batch id,
-    /// appends the raw events and upserts each rollup; a known batch id writes nothing.
-    public func ingest(_ batch: IngestBatch) async throws -> IngestResult {
-        // Merge the batch's events per rollup key before touching the database.
-        var groups: [RollupKey: (visits: Int, report: FrameReport, motion: FrameReport?)] = [:]
-        for (event, startedAt) in batch.events {
-            let key = RollupKey(hour: Int64((startedAt / 3600).rounded(.down)) * 3600, screen: event.screen, appVersion: batch.appVersion,
-                                osVersion: batch.osVersion, deviceModel: batch.deviceModel, network: event.context.network.rawValue,
-                                lowPower: event.context.lowPowerMode)
-            var group = groups[key] ?? (0, FrameReport(), nil)
-            group.visits += 1
-            group.report.merge(event.report)
-            if let motion = event.motion { group.motion = (group.motion ?? FrameReport()).merging(motion) }
-            groups[key] = group
-        }
+    /// Merges the batches' events per hourly rollup key in memory, then in one write
+    /// transaction records each new batch id, appends its raw events and upserts the
+    /// rollups of every level; a known batch id writes nothing.
+    public func ingest(_ batches: [IngestBatch]) async throws -> [IngestResult] {
         let encoder = JSONEncoder()
         let decoder = JSONDecoder()
-        let merged = groups
         return try await pool.write { db in
-            let known = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM batches WHERE app_id = ? AND batch_id = ?)",
-                                          arguments: [batch.app, batch.batchId]) ?? false
-            if known { return IngestResult(stored: 0, duplicate: true) }
-            try db.execute(sql: "INSERT INTO batches (app_id, batch_id, received_at, events) VALUES (?, ?, ?, ?)",
-                           arguments: [batch.app, batch.batchId, batch.receivedAt, batch.events.count])
-            let insert = try db.cachedStatement(sql: """
+            var results: [IngestResult] = []
+            var seen: Set<[String]> = []
+            let insertEvent = try db.cachedStatement(sql: """
                 INSERT INTO events (app_id, batch_id, received_at, started_at, screen, app_version, os_version, device_model, network, low_power, payload)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
-            for (index, (event, startedAt)) in batch.events.enumerated() {
-                try insert.execute(arguments: [batch.app, batch.batchId, batch.receivedAt, startedAt, event.screen, batch.appVersion,
-                                               batch.osVersion, batch.deviceModel, event.context.network.rawValue, event.context.lowPowerMode,
-                                               batch.rawEvents[index]])
+            var groups: [String: [RollupKey: RollupValue]] = [:]
+            for batch in batches {
+                let id = [batch.app, batch.batchId]
+                let known = try seen.contains(id) || (Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM batches WHERE app_id = ? AND batch_id = ?)",
+                                                                      arguments: [batch.app, batch.batchId]) ?? false)
+                if known {
+                    results.append(IngestResult(stored: 0, duplicate: true))
+                    continue
+                }
+                seen.insert(id)
+                try db.execute(sql: "INSERT INTO batches (app_id, batch_id, received_at, events) VALUES (?, ?, ?, ?)",
+                               arguments: [batch.app, batch.batchId, batch.receivedAt, batch.events.count])
+                for (index, (event, startedAt)) in batch.events.enumerated() {
+                    try insertEvent.execute(arguments: [batch.app, batch.batchId, batch.receivedAt, startedAt, event.screen, batch.appVersion,
+                                                        batch.osVersion, batch.deviceModel, event.context.network.rawValue, event.context.lowPowerMode,
+                                                        batch.rawEvents[index]])
+                    let key = RollupKey(bucketStart: RollupLevel.floor(Int64(startedAt.rounded(.down)), to: 3600), screen: event.screen,
+                                        appVersion: batch.appVersion, osVersion: batch.osVersion, deviceModel: batch.deviceModel,
+                                        network: event.context.network.rawValue, lowPower: event.context.lowPowerMode)
+                    groups[batch.app, default: [:]][key, default: RollupValue()].merge(RollupValue(visit: event))
+                }
+                results.append(IngestResult(stored: batch.events.count, duplicate: false))
             }
-            for (key, group) in merged {
-                let arguments: StatementArguments = [batch.app, key.hour, key.screen, key.appVersion, key.osVersion, key.deviceModel, key.network, key.lowPower]
-                var report = group.report
-                var motion = group.motion
-                var visits = group.visits
-                if let row = try Row.fetchOne(db, sql: """
-                    SELECT visits, report, motion FROM rollups WHERE app_id = ? AND hour = ? AND screen = ? AND app_version = ?
-                    AND os_version = ? AND device_model = ? AND network = ? AND low_power = ?
-                    """, arguments: arguments) {
-                    visits += row["visits"] as Int
-                    report = try decoder.decode(FrameReport.self, from: Data((row["report"] as String).utf8)).merging(report)
-                    if let stored = row["motion"] as String? {
-                        let storedMotion = try decoder.decode(FrameReport.self, from: Data(stored.utf8))
-                        motion = motion.map { storedMotion.merging($0) } ?? storedMotion
+            for (app, values) in groups {
+                for level in RollupLevel.allCases {
+                    for (key, value) in level.regroup(values) {
+                        try Self.upsert(level, app: app, key: key, adding: value, db, encoder: encoder, decoder: decoder)
                     }
                 }
-                let reportText = String(decoding: try encoder.encode(report), as: UTF8.self)
-                let motionText = try motion.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
-                try db.execute(sql: """
-                    INSERT INTO rollups (app_id, hour, screen, app_version, os_version, device_model, network, low_power, visits, report, motion)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (app_id, hour, screen, app_version, os_version, device_model, network, low_power)
-                    DO UPDATE SET visits = excluded.visits, report = excluded.report, motion = excluded.motion
-                    """, arguments: arguments + [visits, reportText, motionText])
             }
-            return IngestResult(stored: batch.events.count, duplicate: false)
+            return results
+        }
+    }
+
+    /// Adds `value` to the row of `key` in `level`'s table (read, merge, write).
+    static func upsert(_ level: RollupLevel, app: String, key: RollupKey, adding value: RollupValue, _ db: Database,
+                       encoder: JSONEncoder, decoder: JSONDecoder) throws {
+        let table = tableName(level)
+        let keyArguments: StatementArguments = [app, key.bucketStart, key.screen, key.appVersion, key.osVersion, key.deviceModel, key.network, key.lowPower]
+        var merged = value
+        let select = try db.cachedStatement(sql: """
+            SELECT visits, report, motion, stats FROM \(table) WHERE app_id = ? AND bucket = ? AND screen = ? AND app_version = ?
+            AND os_version = ? AND device_model = ? AND network = ? AND low_power = ?
+            """)
+        if let row = try Row.fetchOne(select, arguments: keyArguments) {
+            var stored = try decodeValue(row, decoder: decoder)
+            stored.merge(value)
+            merged = stored
+        }
+        let report = String(decoding: try encoder.encode(merged.report), as: UTF8.self)
+        let motion = try merged.motion.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+        let stats = String(decoding: try encoder.encode(merged.statistics), as: UTF8.self)
+        try db.cachedStatement(sql: """
+            INSERT INTO \(table) (app_id, bucket, screen, app_version, os_version, device_model, network, low_power, visits, report, motion, stats)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (app_id, bucket, screen, app_version, os_version, device_model, network, low_power)
+            DO UPDATE SET visits = excluded.visits, report = excluded.report, motion = excluded.motion, stats = excluded.stats
+            """).execute(arguments: keyArguments + [merged.visits, report, motion, stats])
+    }
+
+    /// A rollup value from a row's `visits`, `report`, `motion` and `stats` columns.
+    static func decodeValue(_ row: Row, decoder: JSONDecoder) throws -> RollupValue {
+        let report = try decoder.decode(FrameReport.self, from: Data((row["report"] as String).utf8))
+        let motion = try (row["motion"] as String?).map { try decoder.decode(FrameReport.self, from: Data($0.utf8)) }
+        let statistics = try (row["stats"] as String?).map { try decoder.decode(VisitStatistics.self, from: Data($0.utf8)) } ?? VisitStatistics()
+        return RollupValue(visits: row["visits"], report: report, motion: motion, statistics: statistics)
+    }
+
+    /// The table that holds `level`.
+    static func tableName(_ level: RollupLevel) -> String {
+        switch level {
+        case .hourly: "rollups_hourly"
+        case .daily: "rollups_daily"
+        case .screenDaily: "rollups_screen_daily"
+        }
+    }
+
+    /// Writes precomputed rollups straight into every level, as if the visits they sum
+    /// had been ingested (without raw events): for benchmarks over very large data.
+    public func addRollups(app: String, hourly values: [RollupKey: RollupValue]) async throws {
+        let encoder = JSONEncoder()
+        let decoder = JSONDecoder()
+        try await pool.write { db in
+            for level in RollupLevel.allCases {
+                for (key, value) in level.regroup(values) {
+                    try Self.upsert(level, app: app, key: key, adding: value, db, encoder: encoder, decoder: decoder)
+                }
+            }
         }
     }
 
     // MARK: Queries
 
-    /// Selects the matching hourly rollups and merges them per screen, in Swift.
-    public func screens(app: String, query: ScreenQuery) async throws -> [ScreenSummary] {
-        var sql = "SELECT screen, visits, report, motion FROM rollups WHERE app_id = ? AND hour >= ? AND hour < ?"
-        var arguments: StatementArguments = [app, Int64((query.from / 3600).rounded(.down)) * 3600, query.to]
-        for (column, value) in [("app_version", query.appVersion), ("os_version", query.osVersion), ("device_model", query.deviceModel), ("network", query.network)] {
-            if let value { sql += " AND \(column) = ?"; arguments += [value] }
+    /// Plans the reads (``RollupRead/plan(for:)``), selects their rows and merges them
+    /// per group in Swift.
+    public func aggregate(app: String, query: AggregateQuery) async throws -> [RollupAggregate] {
+        let filter = query.filter
+        var statements: [(sql: String, arguments: StatementArguments, level: RollupLevel)] = []
+        for read in RollupRead.plan(for: query) {
+            var sql = "SELECT bucket, screen, app_version, os_version, device_model, network, low_power, visits, report, motion, stats FROM \(Self.tableName(read.level)) WHERE app_id = ? AND bucket >= ? AND bucket < ?"
+            var arguments: StatementArguments = [app, read.from, read.to]
+            if let screen = filter.screen { sql += " AND screen = ?"; arguments += [screen] }
+            if read.level.keepsDimensions {
+                for (column, value) in [("app_version", filter.appVersion), ("os_version", filter.osVersion), ("device_model", filter.deviceModel), ("network", filter.network)] {
+                    if let value { sql += " AND \(column) = ?"; arguments += [value] }
+                }
+                if let lowPower = filter.lowPower { sql += " AND low_power = ?"; arguments += [lowPower] }
+            }
+            statements.append((sql, arguments, read.level))
         }
-        if let lowPower = query.lowPower { sql += " AND low_power = ?"; arguments += [lowPower] }
-        let rows = try await pool.read { db in try Row.fetchAll(db, sql: sql, arguments: arguments) }
-        let decoder = JSONDecoder()
-        var summaries: [String: ScreenSummary] = [:]
-        for row in rows {
-            let screen: String = row["screen"]
-            let report = try decoder.decode(FrameReport.self, from: Data((row["report"] as String).utf8))
-            let motion = try (row["motion"] as String?).map { try decoder.decode(FrameReport.self, from: Data($0.utf8)) }
-            var summary = summaries[screen] ?? ScreenSummary(screen: screen, visits: 0, report: FrameReport(), motion: nil)
-            summary.visits += row["visits"] as Int
-            summary.report.merge(report)
-            if let motion { summary.motion = (summary.motion ?? FrameReport()).merging(motion) }
-            summaries[screen] = summary
+        let planned = statements
+        struct GroupKey: Hashable { var screen: String?; var bucket: Double?; var dimension: String? }
+        let groups: [GroupKey: RollupValue] = try await pool.read { db in
+            let decoder = JSONDecoder()
+            var groups: [GroupKey: RollupValue] = [:]
+            for statement in planned {
+                let rows = try Row.fetchCursor(db, sql: statement.sql, arguments: statement.arguments)
+                while let row = try rows.next() {
+                    let key = RollupKey(bucketStart: row["bucket"], screen: row["screen"], appVersion: row["app_version"], osVersion: row["os_version"],
+                                        deviceModel: row["device_model"], network: row["network"], lowPower: row["low_power"])
+                    let group = GroupKey(screen: query.byScreen ? key.screen : nil,
+                                         bucket: query.interval.map { Double(RollupLevel.floor(key.bucketStart, to: Int64($0.seconds))) },
+                                         dimension: query.dimension.map { key.value(of: $0) })
+                    groups[group, default: RollupValue()].merge(try Self.decodeValue(row, decoder: decoder))
+                }
+            }
+            return groups
         }
-        return summaries.values.sorted { $0.screen < $1.screen }
+        return groups.map { RollupAggregate(screen: $0.key.screen, bucketStart: $0.key.bucket, dimensionValue: $0.key.dimension, rollup: $0.value) }
+            .sorted { ($0.bucketStart ?? 0, $0.screen ?? "", $0.dimensionValue ?? "") < ($1.bucketStart ?? 0, $1.screen ?? "", $1.dimensionValue ?? "") }
     }
 
     /// `SELECT COUNT(*)` over the app's raw events.
@@ -235,17 +334,16 @@ public final class SQLiteStore: CollectorStore {
         try await pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM events WHERE app_id = ?", arguments: [app]) ?? 0 }
     }
 
-    // MARK: Helpers
-
-    struct RollupKey: Hashable {
-        var hour: Int64
-        var screen: String
-        var appVersion: String
-        var osVersion: String
-        var deviceModel: String
-        var network: String
-        var lowPower: Bool
+    /// Deletes up to `limit` of the oldest raw events that started before `cutoff`, in one transaction.
+    public func deleteRawEvents(startedBefore cutoff: Double, limit: Int) async throws -> Int {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM events WHERE id IN (SELECT id FROM events WHERE started_at < ? ORDER BY started_at LIMIT ?)",
+                           arguments: [cutoff, limit])
+            return db.changesCount
+        }
     }
+
+    // MARK: Helpers
 
     private static func insertKeys(_ credentials: AppCredentials, _ db: Database) throws {
         try db.execute(sql: "INSERT INTO keys (hash, app_id, kind) VALUES (?, ?, 'ingest'), (?, ?, 'read')",

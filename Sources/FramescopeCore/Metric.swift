@@ -67,6 +67,18 @@ public enum Metric: String, CaseIterable, Sendable, Codable, Hashable {
         case secondsPerHour
         /// A share from 0 to 1.
         case fraction
+
+        /// The unit as printed after a number: `count`, `s`, `FPS`, `ms/s`, `s/h`, `fraction`.
+        public var symbol: String {
+            switch self {
+            case .count: "count"
+            case .seconds: "s"
+            case .fps: "FPS"
+            case .millisecondsPerSecond: "ms/s"
+            case .secondsPerHour: "s/h"
+            case .fraction: "fraction"
+            }
+        }
     }
 
     /// Which way is better, for comparisons and colours.

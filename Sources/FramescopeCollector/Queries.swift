@@ -1,0 +1,317 @@
+import FramescopeCore
+
+/// A figure a query can ask for by name: a report metric (`hitchRatio`,
+/// `frameDuration.p95`), the same metric of the motion report (`motion.hitchRatio`),
+/// or `frozenFramesPerThousand`. Every value is computed from merged sums (Σ/Σ).
+public struct QueryFigure: Sendable, Hashable {
+    enum Source: Sendable, Hashable {
+        case whole(Metric)
+        case motion(Metric)
+        case frozenFramesPerThousand
+    }
+
+    let source: Source
+
+    /// The figure named `name`, or `nil` for an unknown name.
+    public init?(name: String) {
+        if name == VisitMetric.frozenFramesPerThousand.rawValue {
+            source = .frozenFramesPerThousand
+        } else if name.hasPrefix("motion."), let metric = Metric(rawValue: String(name.dropFirst(7))) {
+            source = .motion(metric)
+        } else if let metric = Metric(rawValue: name) {
+            source = .whole(metric)
+        } else {
+            return nil
+        }
+    }
+
+    /// The figure of a ``VisitMetric``.
+    public init(_ metric: VisitMetric) {
+        switch metric {
+        case .hitchRatio: source = .whole(.hitchRatio)
+        case .motionHitchRatio: source = .motion(.hitchRatio)
+        case .hangRate: source = .whole(.hangRate)
+        case .averageFPS: source = .whole(.averageFPS)
+        case .frozenFramesPerThousand: source = .frozenFramesPerThousand
+        }
+    }
+
+    /// Every name a query accepts.
+    public static var allNames: [String] {
+        Metric.allCases.map(\.rawValue) + Metric.allCases.map { "motion." + $0.rawValue } + [VisitMetric.frozenFramesPerThousand.rawValue]
+    }
+
+    /// The figure's name.
+    public var name: String {
+        switch source {
+        case .whole(let metric): metric.rawValue
+        case .motion(let metric): "motion." + metric.rawValue
+        case .frozenFramesPerThousand: VisitMetric.frozenFramesPerThousand.rawValue
+        }
+    }
+
+    /// The unit of the value (`ms/s`, `s/h`, `FPS`, `s`, `count`, `fraction`, `per 1000 frames`).
+    public var unit: String {
+        switch source {
+        case .whole(let metric), .motion(let metric): metric.unit.symbol
+        case .frozenFramesPerThousand: VisitMetric.frozenFramesPerThousand.unit
+        }
+    }
+
+    /// Whether a larger value is worse; `nil` for figures that are neither (counts, durations of data).
+    public var higherIsWorse: Bool? {
+        switch source {
+        case .whole(let metric), .motion(let metric):
+            switch metric.direction {
+            case .higherIsBetter: false
+            case .lowerIsBetter: true
+            case .neutral: nil
+            }
+        case .frozenFramesPerThousand: true
+        }
+    }
+
+    /// The figure's value for merged visits, or `nil` where there is no data.
+    public func value(of rollup: RollupValue) -> Double? {
+        switch source {
+        case .whole(let metric): metric.value(in: rollup.report)
+        case .motion(let metric): rollup.motion.flatMap { metric.value(in: $0) }
+        case .frozenFramesPerThousand:
+            rollup.report.frames > 0 ? Double(rollup.report.frozenFrames) * 1000 / Double(rollup.report.frames) : nil
+        }
+    }
+}
+
+/// One point of a time series.
+public struct SeriesPoint: Sendable, Hashable, Codable {
+    /// Start of the bucket, ISO 8601 UTC.
+    public var start: String
+    /// The figure over the bucket, `null` without data.
+    public var value: Double?
+    /// Screen visits in the bucket.
+    public var visits: Int
+    /// Frames in the bucket.
+    public var frames: Int
+}
+
+/// `GET /v1/apps/{app}/timeseries`: one figure per hour or day.
+public struct TimeSeriesResponse: Sendable, Hashable, Codable {
+    /// The figure's name (`hitchRatio`).
+    public var metric: String
+    /// Its unit (`ms/s`).
+    public var unit: String
+    /// Bucket length.
+    public var interval: BucketInterval
+    /// Every bucket of the range in order, empty buckets included (value `null`, visits 0).
+    public var points: [SeriesPoint]
+}
+
+/// A verdict on one figure between two versions.
+public enum Verdict: String, Sendable, Hashable, Codable {
+    /// Significantly worse in the candidate.
+    case regressed
+    /// Significantly better in the candidate.
+    case improved
+    /// The interval includes no change, the change is under the minimum, or data is too thin.
+    case noSignificantChange
+}
+
+/// One figure's change from baseline to candidate.
+public struct FigureChange: Sendable, Hashable, Codable {
+    /// The figure (`hitchRatio`).
+    public var metric: String
+    /// Its unit.
+    public var unit: String
+    /// Baseline value (Σ/Σ over the baseline's visits).
+    public var baseline: Double?
+    /// Candidate value.
+    public var candidate: Double?
+    /// candidate − baseline, in the figure's unit.
+    public var change: Double?
+    /// change / baseline (0.5 = 50 % more), `nil` when the baseline is 0 or missing.
+    public var relativeChange: Double?
+    /// Lower end of the 95 % confidence interval of ``change``.
+    public var changeLow: Double?
+    /// Upper end of the 95 % confidence interval of ``change``.
+    public var changeHigh: Double?
+    /// Visits the baseline value rests on.
+    public var baselineVisits: Int
+    /// Visits the candidate value rests on.
+    public var candidateVisits: Int
+    /// Regressed, improved, or no significant change.
+    public var verdict: Verdict
+}
+
+/// One screen in a version comparison.
+public struct ScreenComparison: Sendable, Hashable, Codable {
+    /// The screen's name.
+    public var screen: String
+    /// Regressed if any figure regressed; improved if any improved and none regressed.
+    public var verdict: Verdict
+    /// One entry per ``VisitMetric``.
+    public var metrics: [FigureChange]
+}
+
+/// `GET /v1/apps/{app}/compare`: per screen, each figure's change between two versions.
+public struct ComparisonResponse: Sendable, Hashable, Codable {
+    /// The baseline app version.
+    public var baseline: String
+    /// The candidate app version.
+    public var candidate: String
+    /// Screens, regressions first, then improvements, then the rest; by name within each.
+    public var screens: [ScreenComparison]
+}
+
+/// One screen in a worst-screens list.
+public struct RankedScreen: Sendable, Hashable, Codable {
+    /// The screen's name.
+    public var screen: String
+    /// The ranking figure's value.
+    public var value: Double
+    /// Screen visits it rests on.
+    public var visits: Int
+    /// Frames it rests on.
+    public var frames: Int
+}
+
+/// `GET /v1/apps/{app}/worst`: screens ranked worst first by one figure.
+public struct WorstScreensResponse: Sendable, Hashable, Codable {
+    /// The figure ranked by.
+    public var metric: String
+    /// Its unit.
+    public var unit: String
+    /// Screens with at least the minimum visits, worst first.
+    public var screens: [RankedScreen]
+}
+
+/// One figure's fleet value and the spread of its per-visit values.
+public struct FigurePercentiles: Sendable, Hashable, Codable {
+    /// The figure.
+    public var metric: String
+    /// Its unit.
+    public var unit: String
+    /// Σ/Σ over all visits.
+    public var value: Double?
+    /// Median of the per-visit values.
+    public var median: Double?
+    /// 90th percentile of the per-visit values.
+    public var p90: Double?
+    /// Visits that had the figure (the motion figure only counts visits that moved).
+    public var visits: Int
+}
+
+/// `GET /v1/apps/{app}/percentiles`: median and p90 of per-visit figures, as Apple's Organizer reports them.
+public struct PercentilesResponse: Sendable, Hashable, Codable {
+    /// Screen visits in the range.
+    public var visits: Int
+    /// Frames in the range.
+    public var frames: Int
+    /// One entry per ``VisitMetric``.
+    public var metrics: [FigurePercentiles]
+}
+
+/// The collector's read queries, on top of ``CollectorStore/aggregate(app:query:)``,
+/// so every store answers them the same way.
+public struct CollectorQueries: Sendable {
+    /// The store read from.
+    public var store: any CollectorStore
+    /// Two-sided z for the confidence intervals (1.96 → 95 %).
+    public var z = 1.959964
+    /// A change smaller than this fraction of the baseline is never called significant.
+    public var minimumRelativeChange = 0.05
+
+    /// Queries over `store`.
+    public init(store: any CollectorStore) {
+        self.store = store
+    }
+
+    /// One ``SeriesPoint`` per bucket of `query`'s range.
+    public func timeSeries(app: String, query: ScreenQuery, figure: QueryFigure, interval: BucketInterval) async throws -> TimeSeriesResponse {
+        let groups = try await store.aggregate(app: app, query: AggregateQuery(filter: query, interval: interval))
+        var byStart: [Double: RollupValue] = [:]
+        for group in groups { if let start = group.bucketStart { byStart[start] = group.rollup } }
+        var points: [SeriesPoint] = []
+        var start = Double(RollupLevel.floor(Int64(query.from.rounded(.down)), to: Int64(interval.seconds)))
+        while start < query.to, points.count < 10_000 {
+            let rollup = byStart[start] ?? RollupValue()
+            points.append(SeriesPoint(start: ISO8601.format(unixSeconds: start), value: figure.value(of: rollup),
+                                      visits: rollup.visits, frames: rollup.report.frames))
+            start += interval.seconds
+        }
+        return TimeSeriesResponse(metric: figure.name, unit: figure.unit, interval: interval, points: points)
+    }
+
+    /// Each screen's ``VisitMetric`` figures in `candidate` against `baseline`.
+    public func compare(app: String, query: ScreenQuery, baseline: String, candidate: String) async throws -> ComparisonResponse {
+        let base = try await store.aggregate(app: app, query: AggregateQuery(filter: query.fixing(.appVersion, to: baseline), byScreen: true))
+        let cand = try await store.aggregate(app: app, query: AggregateQuery(filter: query.fixing(.appVersion, to: candidate), byScreen: true))
+        var baseByScreen: [String: RollupValue] = [:]
+        var candByScreen: [String: RollupValue] = [:]
+        for group in base { baseByScreen[group.screen ?? ""] = group.rollup }
+        for group in cand { candByScreen[group.screen ?? ""] = group.rollup }
+        let names = Set(baseByScreen.keys).union(candByScreen.keys)
+        var screens: [ScreenComparison] = names.map { name in
+            let metrics = VisitMetric.allCases.map { change($0, baseline: baseByScreen[name] ?? RollupValue(), candidate: candByScreen[name] ?? RollupValue()) }
+            let verdict: Verdict = metrics.contains { $0.verdict == .regressed } ? .regressed
+                : metrics.contains { $0.verdict == .improved } ? .improved : .noSignificantChange
+            return ScreenComparison(screen: name, verdict: verdict, metrics: metrics)
+        }
+        func rank(_ verdict: Verdict) -> Int { verdict == .regressed ? 0 : verdict == .improved ? 1 : 2 }
+        screens.sort { (rank($0.verdict), $0.screen) < (rank($1.verdict), $1.screen) }
+        return ComparisonResponse(baseline: baseline, candidate: candidate, screens: screens)
+    }
+
+    /// The change of one figure with its confidence interval and verdict.
+    ///
+    /// The value of each side is Σy/Σx over its visits; its standard error comes from
+    /// the per-visit sums of squares (``RatioStatistics/standardError``). The change's
+    /// interval is `change ± z·√(se_b² + se_c²)`. A figure is significant when the
+    /// interval excludes 0 and the change is at least ``minimumRelativeChange`` of the
+    /// baseline; with fewer than two visits on a side there is no interval and no verdict.
+    public func change(_ metric: VisitMetric, baseline: RollupValue, candidate: RollupValue) -> FigureChange {
+        let figure = QueryFigure(metric)
+        let baseStatistics = baseline.statistics[metric]
+        let candStatistics = candidate.statistics[metric]
+        let baseValue = figure.value(of: baseline)
+        let candValue = figure.value(of: candidate)
+        var result = FigureChange(metric: metric.rawValue, unit: metric.unit, baseline: baseValue, candidate: candValue,
+                                  change: nil, relativeChange: nil, changeLow: nil, changeHigh: nil,
+                                  baselineVisits: baseStatistics.visits, candidateVisits: candStatistics.visits, verdict: .noSignificantChange)
+        guard let baseValue, let candValue else { return result }
+        let change = candValue - baseValue
+        result.change = change
+        result.relativeChange = baseValue != 0 ? change / baseValue : nil
+        guard let baseError = baseStatistics.standardError, let candError = candStatistics.standardError else { return result }
+        let margin = z * (baseError * baseError + candError * candError).squareRoot()
+        result.changeLow = change - margin
+        result.changeHigh = change + margin
+        let excludesZero = change - margin > 0 || change + margin < 0
+        let largeEnough = abs(change) >= minimumRelativeChange * abs(baseValue)
+        if excludesZero && largeEnough && change != 0 {
+            result.verdict = (change > 0) == metric.higherIsWorse ? .regressed : .improved
+        }
+        return result
+    }
+
+    /// Screens with at least `minimumVisits` visits, worst first by `figure`, at most `limit`.
+    public func worstScreens(app: String, query: ScreenQuery, figure: QueryFigure, limit: Int, minimumVisits: Int) async throws -> WorstScreensResponse {
+        let groups = try await store.aggregate(app: app, query: AggregateQuery(filter: query, byScreen: true))
+        let worseFirst = figure.higherIsWorse ?? true
+        let ranked = groups.compactMap { group -> RankedScreen? in
+            guard group.visits >= minimumVisits, let value = figure.value(of: group.rollup) else { return nil }
+            return RankedScreen(screen: group.screen ?? "", value: value, visits: group.visits, frames: group.report.frames)
+        }.sorted { worseFirst ? ($0.value, $1.screen) > ($1.value, $0.screen) : ($0.value, $0.screen) < ($1.value, $1.screen) }
+        return WorstScreensResponse(metric: figure.name, unit: figure.unit, screens: Array(ranked.prefix(max(0, limit))))
+    }
+
+    /// Median and p90 of the per-visit ``VisitMetric`` figures over `query`.
+    public func percentiles(app: String, query: ScreenQuery) async throws -> PercentilesResponse {
+        let total = try await store.aggregate(app: app, query: AggregateQuery(filter: query)).first?.rollup ?? RollupValue()
+        return PercentilesResponse(visits: total.visits, frames: total.report.frames, metrics: VisitMetric.allCases.map { metric in
+            let statistics = total.statistics[metric]
+            return FigurePercentiles(metric: metric.rawValue, unit: metric.unit, value: QueryFigure(metric).value(of: total),
+                                     median: statistics.visitValue(atQuantile: 0.5), p90: statistics.visitValue(atQuantile: 0.9),
+                                     visits: statistics.visits)
+        })
+    }
+}

@@ -1,0 +1,181 @@
+import FramescopeCore
+
+/// The sums one rollup row holds for a set of screen visits: the count, the merged
+/// whole and motion reports, and the per-visit statistics. Merging two values gives
+/// exactly the value of both sets of visits.
+public struct RollupValue: Sendable, Hashable {
+    /// Screen visits.
+    public var visits: Int
+    /// The merge of the visits' whole reports.
+    public var report: FrameReport
+    /// The merge of the visits' motion reports, `nil` when none moved.
+    public var motion: FrameReport?
+    /// Sums and per-visit distributions of the ``VisitMetric`` figures.
+    public var statistics: VisitStatistics
+
+    /// No visits.
+    public init() {
+        visits = 0
+        report = FrameReport()
+        motion = nil
+        statistics = VisitStatistics()
+    }
+
+    /// Stored sums.
+    public init(visits: Int, report: FrameReport, motion: FrameReport?, statistics: VisitStatistics) {
+        self.visits = visits
+        self.report = report
+        self.motion = motion
+        self.statistics = statistics
+    }
+
+    /// The value of one screen visit.
+    public init(visit event: ScreenVisitEvent) {
+        visits = 1
+        report = event.report
+        motion = event.motion
+        statistics = VisitStatistics(whole: event.report, motion: event.motion)
+    }
+
+    /// Adds the visits of `other`.
+    public mutating func merge(_ other: RollupValue) {
+        visits += other.visits
+        report.merge(other.report)
+        if let otherMotion = other.motion {
+            if motion == nil { motion = otherMotion } else { motion?.merge(otherMotion) }
+        }
+        statistics.merge(other.statistics)
+    }
+
+    /// The value of `count` copies of these visits (by doubling: O(log count) merges).
+    /// Used to build large synthetic rollups for benchmarks.
+    public func repeated(_ count: Int) -> RollupValue {
+        var result = RollupValue()
+        var power = self
+        var remaining = max(0, count)
+        while remaining > 0 {
+            if remaining & 1 == 1 { result.merge(power) }
+            remaining >>= 1
+            if remaining > 0 { power.merge(power) }
+        }
+        return result
+    }
+}
+
+/// The key of one rollup row: app, time bucket, screen and the ``RollupDimension``
+/// values. Coarser rollup levels store ``RollupKey/any`` in the dimensions they drop.
+public struct RollupKey: Sendable, Hashable {
+    /// Start of the bucket, Unix seconds (a whole hour or a whole UTC day).
+    public var bucketStart: Int64
+    /// The screen's name.
+    public var screen: String
+    /// The app version.
+    public var appVersion: String
+    /// The OS version.
+    public var osVersion: String
+    /// The device model.
+    public var deviceModel: String
+    /// The network type.
+    public var network: String
+    /// Low-power mode.
+    public var lowPower: Bool
+
+    /// Stands for "every value" in a level that does not keep a dimension.
+    public static let any = "*"
+
+    /// Creates a key.
+    public init(bucketStart: Int64, screen: String, appVersion: String, osVersion: String, deviceModel: String, network: String, lowPower: Bool) {
+        self.bucketStart = bucketStart
+        self.screen = screen
+        self.appVersion = appVersion
+        self.osVersion = osVersion
+        self.deviceModel = deviceModel
+        self.network = network
+        self.lowPower = lowPower
+    }
+
+    /// The value of `dimension` in this key (`"true"`/`"false"` for low-power mode).
+    public func value(of dimension: RollupDimension) -> String {
+        switch dimension {
+        case .appVersion: appVersion
+        case .osVersion: osVersion
+        case .deviceModel: deviceModel
+        case .network: network
+        case .lowPower: lowPower ? "true" : "false"
+        }
+    }
+}
+
+/// The levels the collector keeps rollups at. Every visit is added to all of them in
+/// the same transaction; a query reads the coarsest level that can answer it.
+public enum RollupLevel: String, CaseIterable, Sendable, Hashable {
+    /// Hour × screen × every dimension: any filter, hourly series, partial days.
+    case hourly
+    /// Day × screen × every dimension: filtered queries over whole days.
+    case daily
+    /// Day × screen, dimensions merged: unfiltered queries over whole days.
+    case screenDaily
+
+    /// Bucket length in seconds.
+    public var bucketSeconds: Int64 { self == .hourly ? 3600 : 86_400 }
+
+    /// Whether the level keeps the ``RollupDimension`` values.
+    public var keepsDimensions: Bool { self != .screenDaily }
+
+    /// The key of this level that an hourly key adds to.
+    public func key(for hourly: RollupKey) -> RollupKey {
+        var key = hourly
+        key.bucketStart = Self.floor(hourly.bucketStart, to: bucketSeconds)
+        if !keepsDimensions {
+            key.appVersion = RollupKey.any
+            key.osVersion = RollupKey.any
+            key.deviceModel = RollupKey.any
+            key.network = RollupKey.any
+            key.lowPower = false
+        }
+        return key
+    }
+
+    /// `value` rounded down to a multiple of `step`.
+    static func floor(_ value: Int64, to step: Int64) -> Int64 {
+        let remainder = value % step
+        return remainder < 0 ? value - remainder - step : value - remainder
+    }
+
+    /// Groups hourly values into this level's keys.
+    public func regroup(_ hourly: [RollupKey: RollupValue]) -> [RollupKey: RollupValue] {
+        guard self != .hourly else { return hourly }
+        var result: [RollupKey: RollupValue] = [:]
+        for (key, value) in hourly { result[self.key(for: key), default: RollupValue()].merge(value) }
+        return result
+    }
+}
+
+/// One read of a rollup level over a time range, as the store plans a query.
+public struct RollupRead: Sendable, Hashable {
+    /// The level to read.
+    public var level: RollupLevel
+    /// First bucket start to include, Unix seconds.
+    public var from: Int64
+    /// Bucket starts before this, Unix seconds.
+    public var to: Int64
+
+    /// The reads that cover `[from, to)` with the fewest rows: whole UTC days from a
+    /// daily level (``RollupLevel/screenDaily`` when no dimension is filtered or grouped),
+    /// the hours before the first and after the last whole day from the hourly level.
+    /// `from` is rounded down to its hour. Hourly series read only the hourly level.
+    public static func plan(for query: AggregateQuery) -> [RollupRead] {
+        let hourFrom = RollupLevel.floor(Int64(query.filter.from.rounded(.down)), to: 3600)
+        let end = Int64(query.filter.to.rounded(.up))
+        guard end > hourFrom else { return [] }
+        guard query.interval != .hour else { return [RollupRead(level: .hourly, from: hourFrom, to: end)] }
+        let dayFrom = RollupLevel.floor(hourFrom + 86_399, to: 86_400)
+        let dayTo = RollupLevel.floor(end, to: 86_400)
+        guard dayTo > dayFrom else { return [RollupRead(level: .hourly, from: hourFrom, to: end)] }
+        let daily: RollupLevel = query.filter.filtersDimensions || query.dimension != nil ? .daily : .screenDaily
+        var reads = [RollupRead(level: daily, from: dayFrom, to: dayTo)]
+        if hourFrom < dayFrom { reads.append(RollupRead(level: .hourly, from: hourFrom, to: dayFrom)) }
+        if dayTo < end { reads.append(RollupRead(level: .hourly, from: dayTo, to: end)) }
+        return reads
+    }
+}

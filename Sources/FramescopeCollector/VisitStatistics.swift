@@ -1,0 +1,219 @@
+import FramescopeCore
+
+/// The per-visit figures the collector keeps statistics for: each is a ratio of two
+/// sums, so the fleet value is Σ numerator / Σ denominator over the visits, and the
+/// per-visit values give the spread (confidence intervals, median, p90).
+///
+/// The raw value is the figure's name in JSON, SQL and on the dashboard, and equals
+/// the report key where the report has one (`hitchRatio`, `hangRate`, `averageFPS`).
+public enum VisitMetric: String, CaseIterable, Sendable, Codable, Hashable {
+    /// Hitch time per second of the whole visit (ms/s): Σ hitch ms / Σ duration s.
+    case hitchRatio
+    /// Hitch time per second while scrolling or animating (ms/s), over the motion reports.
+    case motionHitchRatio = "motion.hitchRatio"
+    /// Hang time per hour (s/h): Σ hang s / Σ duration h.
+    case hangRate
+    /// Frames per second: Σ frames / Σ duration s.
+    case averageFPS
+    /// Frozen frames per 1 000 frames: 1000 · Σ frozen / Σ frames.
+    case frozenFramesPerThousand
+
+    /// The unit the value is in, as printed after numbers.
+    public var unit: String {
+        switch self {
+        case .hitchRatio, .motionHitchRatio: "ms/s"
+        case .hangRate: "s/h"
+        case .averageFPS: "FPS"
+        case .frozenFramesPerThousand: "per 1000 frames"
+        }
+    }
+
+    /// Whether a larger value is worse (every figure but ``averageFPS``).
+    public var higherIsWorse: Bool { self != .averageFPS }
+
+    /// The visit's numerator and denominator for this figure, or `nil` when the visit
+    /// has none of the denominator (no frames, or no motion for the motion figure).
+    public func parts(whole: FrameReport, motion: FrameReport?) -> (numerator: Double, denominator: Double)? {
+        switch self {
+        case .hitchRatio:
+            whole.duration > 0 ? (whole.hitchTime * 1000, whole.duration) : nil
+        case .motionHitchRatio:
+            motion.flatMap { $0.duration > 0 ? ($0.hitchTime * 1000, $0.duration) : nil }
+        case .hangRate:
+            whole.duration > 0 ? (whole.hangTime, whole.duration / 3600) : nil
+        case .averageFPS:
+            whole.duration > 0 ? (Double(whole.frames), whole.duration) : nil
+        case .frozenFramesPerThousand:
+            whole.frames > 0 ? (Double(whole.frozenFrames) * 1000, Double(whole.frames)) : nil
+        }
+    }
+}
+
+/// Sums over visits of one ratio figure y/x that give its value (Σy/Σx), the
+/// standard error of that value, and the distribution of per-visit values.
+///
+/// All fields add when two sets of visits merge, so rollups keep them exactly.
+public struct RatioStatistics: Sendable, Hashable, Codable {
+    /// Visits that had a denominator.
+    public var visits: Int = 0
+    /// Σx, the denominators.
+    public var sumX: Double = 0
+    /// Σy, the numerators.
+    public var sumY: Double = 0
+    /// Σx².
+    public var sumXX: Double = 0
+    /// Σy².
+    public var sumYY: Double = 0
+    /// Σxy.
+    public var sumXY: Double = 0
+    /// Per-visit values (y/x) that were exactly zero.
+    public var zeroValues: Int = 0
+    /// Per-visit values above zero, log-bucketed (the frame-duration scheme, relative error ≤ 0.79 %).
+    public var positiveValues = DurationHistogram()
+
+    /// No visits.
+    public init() {}
+
+    /// Adds one visit's numerator `y` and denominator `x` (> 0).
+    public mutating func add(numerator y: Double, denominator x: Double) {
+        guard x > 0, x.isFinite, y.isFinite else { return }
+        visits += 1
+        sumX += x
+        sumY += y
+        sumXX += x * x
+        sumYY += y * y
+        sumXY += x * y
+        let value = y / x
+        if value <= 0 { zeroValues += 1 } else { positiveValues.record(seconds: value) }
+    }
+
+    /// Adds every visit of `other`.
+    public mutating func merge(_ other: RatioStatistics) {
+        visits += other.visits
+        sumX += other.sumX
+        sumY += other.sumY
+        sumXX += other.sumXX
+        sumYY += other.sumYY
+        sumXY += other.sumXY
+        zeroValues += other.zeroValues
+        positiveValues.merge(other.positiveValues)
+    }
+
+    /// Σy / Σx, or `nil` without visits.
+    public var value: Double? { sumX > 0 ? sumY / sumX : nil }
+
+    /// The standard error of ``value`` with visits as the sampling unit (the delta
+    /// method for a ratio estimator): √(Σ(yᵢ − R·xᵢ)² / (n(n−1)·x̄²)), or `nil` with
+    /// fewer than two visits.
+    public var standardError: Double? {
+        guard visits >= 2, let ratio = value else { return nil }
+        let n = Double(visits)
+        let residualSquares = max(0, sumYY - 2 * ratio * sumXY + ratio * ratio * sumXX)
+        let meanX = sumX / n
+        return (residualSquares / (n * (n - 1) * meanX * meanX)).squareRoot()
+    }
+
+    /// The per-visit value at quantile `q` (0.5 = median, 0.9 = p90; nearest rank),
+    /// or `nil` without visits.
+    public func visitValue(atQuantile q: Double) -> Double? {
+        let total = zeroValues + positiveValues.count
+        guard total > 0 else { return nil }
+        let clamped = q.isNaN ? 0 : min(max(q, 0), 1)
+        let rank = max(1, Int((clamped * Double(total)).rounded(.up)))
+        if rank <= zeroValues { return 0 }
+        let positiveRank = rank - zeroValues
+        return positiveValues.value(atQuantile: Double(positiveRank) / Double(positiveValues.count))
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case visits, sumX, sumY, sumXX, sumYY, sumXY, zeroValues, positiveValues
+    }
+
+    /// Decodes the sums and the `[[index, count], …]` buckets, checking the buckets.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        visits = try container.decode(Int.self, forKey: .visits)
+        sumX = try container.decode(Double.self, forKey: .sumX)
+        sumY = try container.decode(Double.self, forKey: .sumY)
+        sumXX = try container.decode(Double.self, forKey: .sumXX)
+        sumYY = try container.decode(Double.self, forKey: .sumYY)
+        sumXY = try container.decode(Double.self, forKey: .sumXY)
+        zeroValues = try container.decode(Int.self, forKey: .zeroValues)
+        let pairs = try container.decode([[Int]].self, forKey: .positiveValues)
+        do {
+            positiveValues = try DurationHistogram(buckets: pairs.map { pair in
+                DurationHistogram.Bucket(index: pair.first ?? -1, count: pair.count == 2 ? pair[1] : 0)
+            })
+        } catch {
+            throw DecodingError.dataCorruptedError(forKey: .positiveValues, in: container, debugDescription: error.description)
+        }
+    }
+
+    /// Encodes the sums and the non-empty buckets as `[[index, count], …]`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(visits, forKey: .visits)
+        try container.encode(sumX, forKey: .sumX)
+        try container.encode(sumY, forKey: .sumY)
+        try container.encode(sumXX, forKey: .sumXX)
+        try container.encode(sumYY, forKey: .sumYY)
+        try container.encode(sumXY, forKey: .sumXY)
+        try container.encode(zeroValues, forKey: .zeroValues)
+        try container.encode(positiveValues.buckets.map { [$0.index, $0.count] }, forKey: .positiveValues)
+    }
+}
+
+/// The ``RatioStatistics`` of every ``VisitMetric`` over a set of visits.
+public struct VisitStatistics: Sendable, Hashable, Codable {
+    /// Statistics per figure; a figure no visit had is absent.
+    public var metrics: [VisitMetric: RatioStatistics] = [:]
+
+    /// No visits.
+    public init() {}
+
+    /// The statistics of one visit.
+    public init(whole: FrameReport, motion: FrameReport?) {
+        for metric in VisitMetric.allCases {
+            guard let parts = metric.parts(whole: whole, motion: motion) else { continue }
+            var statistics = RatioStatistics()
+            statistics.add(numerator: parts.numerator, denominator: parts.denominator)
+            metrics[metric] = statistics
+        }
+    }
+
+    /// Adds every visit of `other`.
+    public mutating func merge(_ other: VisitStatistics) {
+        for (metric, statistics) in other.metrics {
+            metrics[metric, default: RatioStatistics()].merge(statistics)
+        }
+    }
+
+    /// The statistics of `metric`, empty when no visit had it.
+    public subscript(metric: VisitMetric) -> RatioStatistics {
+        metrics[metric] ?? RatioStatistics()
+    }
+
+    struct MetricKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    /// Decodes `{"hitchRatio": {…}, …}`; unknown figure names are skipped (a newer collector's rows).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: MetricKey.self)
+        for key in container.allKeys {
+            guard let metric = VisitMetric(rawValue: key.stringValue) else { continue }
+            metrics[metric] = try container.decode(RatioStatistics.self, forKey: key)
+        }
+    }
+
+    /// Encodes `{"hitchRatio": {…}, …}`, one object per figure.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: MetricKey.self)
+        for metric in VisitMetric.allCases {
+            if let statistics = metrics[metric] { try container.encode(statistics, forKey: MetricKey(stringValue: metric.rawValue)) }
+        }
+    }
+}
