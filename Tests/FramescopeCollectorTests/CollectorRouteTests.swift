@@ -88,9 +88,18 @@ struct CollectorRouteTests {
             let missing = try await client.execute(uri: "/v1/events", method: .post, body: body)
             #expect(missing.status == .unauthorized)
             #expect(try error(missing).code == "unauthorized")
-            for (key, expected) in [(shop.readKey, HTTPResponse.Status.ok), (shop.ingestKey, .forbidden), (other.readKey, .forbidden), ("fsr_unknown", .unauthorized)] {
-                let response = try await client.execute(uri: "/v1/apps/shop/screens", method: .get, headers: [.authorization: "Bearer \(key)"])
-                #expect(response.status == expected, "GET with \(key.prefix(4)): \(response.status)")
+            let readRoutes = ["screens", "timeseries", "compare?baseline=1.0&candidate=1.1", "worst", "percentiles"]
+            for route in readRoutes {
+                for (key, expected) in [(shop.readKey, HTTPResponse.Status.ok), (shop.ingestKey, .forbidden), (other.readKey, .forbidden), ("fsr_unknown", .unauthorized)] {
+                    let response = try await client.execute(uri: "/v1/apps/shop/\(route)", method: .get, headers: [.authorization: "Bearer \(key)"])
+                    #expect(response.status == expected, "GET \(route) with \(key.prefix(4)): \(response.status)")
+                    if expected != .ok { #expect(try error(response).field != nil) }
+                }
+                let missing = try await client.execute(uri: "/v1/apps/shop/\(route)", method: .get)
+                #expect(missing.status == .unauthorized)
+                // The other app's read key is refused on this app's path, and this app's on the other's.
+                let crossed = try await client.execute(uri: "/v1/apps/\(other.app)/\(route)", method: .get, headers: [.authorization: "Bearer \(shop.readKey)"])
+                #expect(crossed.status == .forbidden)
             }
         }
     }
