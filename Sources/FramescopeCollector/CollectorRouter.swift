@@ -88,7 +88,7 @@ public func makeCollectorRouter(store: any CollectorStore, limits: IngestLimits 
         var result = IngestResult(stored: 0, duplicate: false)
         if !ingest.events.isEmpty { result = try await groupCommit.ingest(ingest) }
         metrics.recordIngest(app: grant.app, accepted: result.stored, rejected: rejected.count)
-        context.logger.info("batch ingested", metadata: [
+        context.logger.debug("batch ingested", metadata: [
             "app": .string(grant.app), "batch": .string(ingest.batchId), "stored": .stringConvertible(result.stored),
             "rejected": .stringConvertible(rejected.count), "duplicate": .stringConvertible(result.duplicate),
         ])
@@ -269,23 +269,41 @@ struct ErrorShapeMiddleware: RouterMiddleware {
         }
     }
 
+    /// Logs a refused request with the context's request id (`hb.request.id`), its code and field.
+    static func log(_ error: CollectorError, _ request: Request, _ context: CollectorRequestContext) {
+        context.logger.log(level: error.status.code >= 500 ? .error : .info, "request refused", metadata: [
+            "method": .string(request.method.rawValue), "path": .string(request.uri.path), "status": .stringConvertible(error.status.code),
+            "code": .string(error.code), "field": .string(error.field ?? ""),
+        ])
+    }
+
     func handle(_ request: Request, context: CollectorRequestContext,
                 next: (Request, CollectorRequestContext) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
-        } catch let error as CollectorError {
-            throw error
-        } catch let error as HTTPError {
-            if error.status == .notFound, let allowed = Self.allowedMethods(path: request.uri.path) {
-                throw CollectorError(.methodNotAllowed, code: "method_not_allowed", message: "use \(allowed) on this path", headers: [.allow: allowed])
-            }
-            throw CollectorError(error.status, code: error.status == .notFound ? "not_found" : "http_\(error.status.code)",
-                                 message: error.body ?? error.status.reasonPhrase, headers: error.headers)
-        } catch is NIOTooManyBytesError {
-            throw CollectorError(.contentTooLarge, code: "body_too_large", message: "the request body is larger than the collector accepts")
         } catch {
+            let shaped = Self.shape(error, request, context)
+            Self.log(shaped, request, context)
+            throw shaped
+        }
+    }
+
+    /// The collector error for any error a route threw; unknown errors become a 500 that reveals nothing.
+    static func shape(_ error: any Error, _ request: Request, _ context: CollectorRequestContext) -> CollectorError {
+        switch error {
+        case let error as CollectorError:
+            return error
+        case let error as HTTPError:
+            if error.status == .notFound, let allowed = allowedMethods(path: request.uri.path) {
+                return CollectorError(.methodNotAllowed, code: "method_not_allowed", message: "use \(allowed) on this path", headers: [.allow: allowed])
+            }
+            return CollectorError(error.status, code: error.status == .notFound ? "not_found" : "http_\(error.status.code)",
+                                  message: error.body ?? error.status.reasonPhrase, headers: error.headers)
+        case is NIOTooManyBytesError:
+            return CollectorError(.contentTooLarge, code: "body_too_large", message: "the request body is larger than the collector accepts")
+        default:
             context.logger.error("unhandled error", metadata: ["error": .string(String(describing: error))])
-            throw CollectorError(.internalServerError, code: "internal", message: "internal error")
+            return CollectorError(.internalServerError, code: "internal", message: "internal error")
         }
     }
 }

@@ -7,10 +7,12 @@ public struct IngestLimits: Sendable, Hashable {
     public var maximumBodyBytes = 4 << 20
     /// Largest body after gzip decompression, in bytes: a gzip bomb is refused with 413.
     public var maximumDecompressedBytes = 16 << 20
-    /// Sustained ingest requests per second allowed per ingest key.
-    public var requestsPerSecond: Double = 50
+    /// Sustained ingest requests per second allowed per ingest key (one key serves a
+    /// whole app's fleet: a million daily users sending a batch every few minutes is
+    /// about 100 per second).
+    public var requestsPerSecond: Double = 1000
     /// Ingest requests a key may send at once after being idle.
-    public var burst: Double = 100
+    public var burst: Double = 2000
     /// Most events per batch.
     public var maximumEvents = 1000
     /// Longest screen name, in characters.

@@ -12,7 +12,9 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Stores events in an embedded SQLite file (--db). With --demo, creates the demo app \
             (id 'demo') if it is missing, fills it with four weeks of simulated fleet data, and \
-            prints its keys. Stops gracefully on SIGTERM or SIGINT.
+            prints its keys. Raw events older than --retention-days are deleted in the background; \
+            rollups stay. Stops gracefully on SIGTERM or SIGINT: in-flight requests finish and \
+            their batches are committed first.
             """
     )
 
@@ -28,8 +30,22 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Create and fill the demo app with simulated data, and print its keys.")
     var demo = false
 
+    @Option(help: ArgumentHelp("Days raw events are kept; rollups are kept for good.", valueName: "days"))
+    var retentionDays = 30.0
+
+    @Option(help: ArgumentHelp("Ingest requests per second allowed per ingest key (bursts of twice that).", valueName: "n"))
+    var rateLimit = IngestLimits().requestsPerSecond
+
+    @Option(help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error or critical.", valueName: "level"))
+    var logLevel = "info"
+
     mutating func validate() throws {
         if !(0...65535).contains(port) { throw ValidationError("--port must be 0–65535") }
+        if !(retentionDays > 0 && retentionDays <= 36_500) { throw ValidationError("--retention-days must be more than 0 and at most 36500") }
+        if !(rateLimit > 0 && rateLimit <= 1_000_000) { throw ValidationError("--rate-limit must be more than 0 and at most 1000000") }
+        if Logger.Level(rawValue: logLevel) == nil {
+            throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
     }
 
     func run() async throws {
@@ -47,12 +63,18 @@ struct ServeCommand: AsyncParsableCommand {
             lines.append("ingest key: \(credentials.ingestKey)")
             lines.append("read key: \(credentials.readKey)")
         }
-        let logger = Logger(label: "framescope.collector")
+        var logger = Logger(label: "framescope.collector")
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        var limits = IngestLimits()
+        limits.requestsPerSecond = rateLimit
+        limits.burst = 2 * rateLimit
+        let retention = RetentionService(store: store, retention: retentionDays * 86_400, logger: logger)
         let announcement = lines
         let host = self.host
         let app = Application(
-            router: makeCollectorRouter(store: store),
+            router: makeCollectorRouter(store: store, limits: limits),
             configuration: .init(address: .hostname(host, port: port), serverName: "framescope"),
+            services: [retention],
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? 0
                 var text = announcement

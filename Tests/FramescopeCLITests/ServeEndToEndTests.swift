@@ -41,6 +41,10 @@ final class ServerProcess {
     }
 
     func request(_ path: String, method: String = "GET", key: String, body: Data? = nil) async throws -> (Int, Data) {
+        try await Self.request(port: port, path, method: method, key: key, body: body)
+    }
+
+    static func request(port: Int, _ path: String, method: String = "GET", key: String, body: Data? = nil) async throws -> (Int, Data) {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
         request.httpMethod = method
         request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
@@ -91,6 +95,95 @@ struct ServeEndToEndTests {
         let (again, repeatBody) = try await second.request("/v1/events", method: "POST", key: ingestKey, body: try JSONEncoder().encode(batch))
         #expect(again == 202)
         #expect(String(decoding: repeatBody, as: UTF8.self).contains("\"duplicate\":true"))
+    }
+
+    /// Creates an app in a fresh database and returns the database path and keys.
+    func freshApp(_ directory: TemporaryDirectory) throws -> (db: String, ingestKey: String, readKey: String) {
+        let db = directory.url.appendingPathComponent("collector.sqlite").path
+        let created = try CLI.run(["apps", "create", "Shop", "--db", db, "--format", "json"])
+        let keys = try #require(JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: String])
+        return (db, try #require(keys["ingestKey"]), try #require(keys["readKey"]))
+    }
+
+    /// Sends batches of 5 visits from `senders` concurrent tasks until `stop` is called on
+    /// the server (by `interrupt` after `after` seconds); returns the ids that got a 202.
+    func streamUntilStopped(_ server: ServerProcess, ingestKey: String, senders: Int = 6, after: Double,
+                            interrupt: @escaping @Sendable (Int32) -> Void) async throws -> (acknowledged: [String], bodies: [String: Data]) {
+        var workload = SyntheticWorkload(profile: .moderate, duration: 3, seed: 5)
+        let report = PipelineSimulator(display: .fixed(hz: 60), seed: 5).run(&workload).analyze()
+        let start = Date().timeIntervalSince1970 - 900
+        let event = ScreenVisitEvent(screen: "Feed", startedAt: ISO8601.format(unixSeconds: start), duration: 4,
+                                     context: VisitContext(network: .wifi, lowPowerMode: false), report: report.whole, motion: report.motion)
+        func body(_ id: String) throws -> Data {
+            try JSONEncoder().encode(EventBatch(batchId: id, app: AppInfo(id: "shop", version: "1.0", build: "1"),
+                                                device: DeviceInfo(model: "iPhone14,5", osName: "iOS", osVersion: "18.1", maxRefreshRate: 60),
+                                                events: Array(repeating: event, count: 5)))
+        }
+        let pid = server.process.processIdentifier
+        let port = server.port
+        return try await withThrowingTaskGroup(of: [(String, Data)].self) { group in
+            for sender in 0..<senders {
+                group.addTask {
+                    var acknowledged: [(String, Data)] = []
+                    for index in 0..<100_000 {
+                        let id = "s\(sender)-\(index)"
+                        let data = try body(id)
+                        guard let (status, _) = try? await ServerProcess.request(port: port, "/v1/events", method: "POST", key: ingestKey, body: data) else { break }
+                        if status == 202 { acknowledged.append((id, data)) }
+                    }
+                    return acknowledged
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(after))
+                interrupt(pid)
+                return []
+            }
+            var all: [(String, Data)] = []
+            for try await part in group { all += part }
+            return (all.map(\.0), Dictionary(all, uniquingKeysWith: { first, _ in first }))
+        }
+    }
+
+    /// Restarts on `db` and checks that every acknowledged batch is stored (re-sending it answers duplicate) and counted once.
+    func expectAllStored(db: String, ingestKey: String, readKey: String, acknowledged: [String], bodies: [String: Data]) async throws {
+        let restarted = try ServerProcess(arguments: ["--db", db])
+        defer { restarted.stop() }
+        let (status, data) = try await restarted.request("/v1/apps/shop/screens", key: readKey)
+        #expect(status == 200)
+        let json = try #require(JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let visits = (json["screens"] as? [[String: Any]])?.first?["visits"] as? Int ?? 0
+        #expect(visits >= 5 * acknowledged.count, "\(visits) visits for \(acknowledged.count) acknowledged batches")
+        #expect(visits % 5 == 0, "a batch is stored whole or not at all")
+        for id in acknowledged {
+            let (again, answer) = try await restarted.request("/v1/events", method: "POST", key: ingestKey, body: try #require(bodies[id]))
+            #expect(again == 202)
+            #expect(String(decoding: answer, as: UTF8.self).contains("\"duplicate\":true"), "batch \(id) was acknowledged but is not stored")
+        }
+    }
+
+    @Test("SIGKILL during a stream of ingests: every acknowledged batch is there after restart, once")
+    func killDuringIngest() async throws {
+        let directory = try TemporaryDirectory()
+        let (db, ingestKey, readKey) = try freshApp(directory)
+        let server = try ServerProcess(arguments: ["--db", db])
+        let (acknowledged, bodies) = try await streamUntilStopped(server, ingestKey: ingestKey, after: 1.5) { pid in kill(pid, SIGKILL) }
+        server.process.waitUntilExit()
+        #expect(server.process.terminationReason == .uncaughtSignal)
+        #expect(acknowledged.count > 10, "the stream was running when the server died")
+        try await expectAllStored(db: db, ingestKey: ingestKey, readKey: readKey, acknowledged: acknowledged, bodies: bodies)
+    }
+
+    @Test("SIGTERM during a stream of ingests: the server finishes in-flight requests, exits 0, and keeps every acknowledged batch")
+    func gracefulShutdown() async throws {
+        let directory = try TemporaryDirectory()
+        let (db, ingestKey, readKey) = try freshApp(directory)
+        let server = try ServerProcess(arguments: ["--db", db])
+        let (acknowledged, bodies) = try await streamUntilStopped(server, ingestKey: ingestKey, after: 1.5) { pid in kill(pid, SIGTERM) }
+        server.process.waitUntilExit()
+        #expect(server.process.terminationReason == .exit && server.process.terminationStatus == 0)
+        #expect(acknowledged.count > 10)
+        try await expectAllStored(db: db, ingestKey: ingestKey, readKey: readKey, acknowledged: acknowledged, bodies: bodies)
     }
 
     @Test("apps list and revoke; a revoked key is refused")

@@ -210,6 +210,11 @@ struct QueryTests {
         #expect(try await temporary.store.deleteRawEvents(startedBefore: Self.day0 + 86_400, limit: 2) == 0)
         #expect(try await temporary.store.rawEventCount(app: "shop") == 2)
         #expect(try await temporary.store.screens(app: "shop", query: range) == before)
+        // The background service sweeps in chunks until nothing old is left.
+        _ = try await ingestBatch(temporary.store, makeBatch(id: "older", count: 5, start: Self.day0 + 3600))
+        let service = RetentionService(store: temporary.store, retention: 86_400, chunk: 2, clock: { Self.day0 + 2 * 86_400 })
+        #expect(try await service.sweep() == 5)
+        #expect(try await temporary.store.rawEventCount(app: "shop") == 2)
         // A batch id stays known after its raw events are gone.
         #expect(try await ingestBatch(temporary.store, makeBatch(id: "old", count: 3, start: Self.day0)).duplicate)
     }

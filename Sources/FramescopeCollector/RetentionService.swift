@@ -1,0 +1,68 @@
+import Foundation
+import FramescopeCore
+import Logging
+import ServiceLifecycle
+
+/// Deletes raw events older than the retention period in the background; rollups stay.
+///
+/// Runs in the server's service group: a sweep at start and then every ``interval``,
+/// each deleting in chunks of ``chunk`` events (one short transaction each) so ingest
+/// never waits long behind it. Graceful shutdown stops it between chunks.
+public struct RetentionService: Service {
+    /// The store to sweep.
+    public var store: any CollectorStore
+    /// How long raw events are kept, in seconds.
+    public var retention: Double
+    /// Time between sweeps.
+    public var interval: Duration
+    /// Events deleted per transaction.
+    public var chunk: Int
+    /// Where sweeps are logged.
+    public var logger: Logger
+    /// The current time, Unix seconds.
+    public var clock: @Sendable () -> Double
+
+    /// A retention service over `store`.
+    /// - Parameters:
+    ///   - retention: Seconds a raw event is kept after it started.
+    ///   - interval: Time between sweeps (default one hour).
+    public init(store: any CollectorStore, retention: Double, interval: Duration = .seconds(3600), chunk: Int = 10_000,
+                logger: Logger = Logger(label: "framescope.retention"), clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
+        self.store = store
+        self.retention = retention
+        self.interval = interval
+        self.chunk = max(1, chunk)
+        self.logger = logger
+        self.clock = clock
+    }
+
+    /// Sweeps until graceful shutdown or cancellation, then returns normally. A failed
+    /// sweep is logged and retried at the next interval; it never stops the server.
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    _ = try await sweep()
+                } catch {
+                    logger.error("retention sweep failed", metadata: ["error": .string(String(describing: error))])
+                }
+                try? await Task.sleep(for: interval)
+            }
+        }
+    }
+
+    /// Deletes every raw event older than the retention period, chunk by chunk; returns how many.
+    public func sweep() async throws -> Int {
+        let cutoff = clock() - retention
+        var total = 0
+        while !Task.isCancelled {
+            let deleted = try await store.deleteRawEvents(startedBefore: cutoff, limit: chunk)
+            total += deleted
+            if deleted < chunk { break }
+        }
+        if total > 0 {
+            logger.info("retention sweep", metadata: ["deleted": .stringConvertible(total), "cutoff": .string(ISO8601.format(unixSeconds: cutoff))])
+        }
+        return total
+    }
+}
