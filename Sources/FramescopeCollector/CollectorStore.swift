@@ -22,6 +22,9 @@ public protocol CollectorStore: Sendable {
     /// The rollups over `query`'s time range and filters, merged into one
     /// ``RollupAggregate`` per group (screen, time bucket and dimension value, as asked).
     func aggregate(app: String, query: AggregateQuery) async throws -> [RollupAggregate]
+    /// The values of `dimension` that have data for `app` on the UTC days that
+    /// `[from, to)` touches, sorted (for filter menus).
+    func dimensionValues(app: String, dimension: RollupDimension, from: Double, to: Double) async throws -> [String]
     /// Raw events stored for `app` (for retention and tests).
     func rawEventCount(app: String) async throws -> Int
     /// Deletes raw events that started before `cutoff` (Unix seconds), at most `limit`

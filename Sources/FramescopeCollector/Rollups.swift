@@ -109,18 +109,20 @@ public struct RollupKey: Sendable, Hashable {
 /// The levels the collector keeps rollups at. Every visit is added to all of them in
 /// the same transaction; a query reads the coarsest level that can answer it.
 public enum RollupLevel: String, CaseIterable, Sendable, Hashable {
-    /// Hour × screen × every dimension: any filter, hourly series, partial days.
+    /// Hour × screen × every dimension: filtered hourly series and partial days.
     case hourly
     /// Day × screen × every dimension: filtered queries over whole days.
     case daily
+    /// Hour × screen, dimensions merged: unfiltered hourly series and partial days.
+    case screenHourly
     /// Day × screen, dimensions merged: unfiltered queries over whole days.
     case screenDaily
 
     /// Bucket length in seconds.
-    public var bucketSeconds: Int64 { self == .hourly ? 3600 : 86_400 }
+    public var bucketSeconds: Int64 { self == .hourly || self == .screenHourly ? 3600 : 86_400 }
 
     /// Whether the level keeps the ``RollupDimension`` values.
-    public var keepsDimensions: Bool { self != .screenDaily }
+    public var keepsDimensions: Bool { self == .hourly || self == .daily }
 
     /// The key of this level that an hourly key adds to.
     public func key(for hourly: RollupKey) -> RollupKey {
@@ -161,21 +163,24 @@ public struct RollupRead: Sendable, Hashable {
     public var to: Int64
 
     /// The reads that cover `[from, to)` with the fewest rows: whole UTC days from a
-    /// daily level (``RollupLevel/screenDaily`` when no dimension is filtered or grouped),
-    /// the hours before the first and after the last whole day from the hourly level.
-    /// `from` is rounded down to its hour. Hourly series read only the hourly level.
+    /// daily level, the hours before the first and after the last whole day from an
+    /// hourly level; the screen levels when no dimension is filtered or grouped, the
+    /// levels with every dimension otherwise. `from` is rounded down to its hour. Hourly
+    /// series read only an hourly level.
     public static func plan(for query: AggregateQuery) -> [RollupRead] {
         let hourFrom = RollupLevel.floor(Int64(query.filter.from.rounded(.down)), to: 3600)
         let end = Int64(query.filter.to.rounded(.up))
         guard end > hourFrom else { return [] }
-        guard query.interval != .hour else { return [RollupRead(level: .hourly, from: hourFrom, to: end)] }
+        let needsDimensions = query.filter.filtersDimensions || query.dimension != nil
+        let hourly: RollupLevel = needsDimensions ? .hourly : .screenHourly
+        let daily: RollupLevel = needsDimensions ? .daily : .screenDaily
+        guard query.interval != .hour else { return [RollupRead(level: hourly, from: hourFrom, to: end)] }
         let dayFrom = RollupLevel.floor(hourFrom + 86_399, to: 86_400)
         let dayTo = RollupLevel.floor(end, to: 86_400)
-        guard dayTo > dayFrom else { return [RollupRead(level: .hourly, from: hourFrom, to: end)] }
-        let daily: RollupLevel = query.filter.filtersDimensions || query.dimension != nil ? .daily : .screenDaily
+        guard dayTo > dayFrom else { return [RollupRead(level: hourly, from: hourFrom, to: end)] }
         var reads = [RollupRead(level: daily, from: dayFrom, to: dayTo)]
-        if hourFrom < dayFrom { reads.append(RollupRead(level: .hourly, from: hourFrom, to: dayFrom)) }
-        if dayTo < end { reads.append(RollupRead(level: .hourly, from: dayTo, to: end)) }
+        if hourFrom < dayFrom { reads.append(RollupRead(level: hourly, from: hourFrom, to: dayFrom)) }
+        if dayTo < end { reads.append(RollupRead(level: hourly, from: dayTo, to: end)) }
         return reads
     }
 }

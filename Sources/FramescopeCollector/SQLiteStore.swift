@@ -5,8 +5,8 @@ import GRDB
 
 /// The embedded store: one SQLite file in WAL mode, through GRDB.
 ///
-/// Raw events are appended to `events`; rollups at three levels (``RollupLevel``: hour
-/// × screen × every dimension, day × screen × every dimension, day × screen) hold the
+/// Raw events are appended to `events`; rollups at four levels (``RollupLevel``: hour
+/// or day × screen × every dimension, hour or day × screen) hold the
 /// merged reports and per-visit statistics. The batches of one group commit, their raw
 /// events and all their rollup updates commit in one transaction, so a batch is either
 /// counted whole or not at all. Schema changes are migrations, appended and never edited.
@@ -92,29 +92,28 @@ public final class SQLiteStore: CollectorStore {
                         network TEXT NOT NULL,
                         low_power INTEGER NOT NULL,
                         visits INTEGER NOT NULL,
-                        report TEXT NOT NULL,
-                        motion TEXT,
-                        stats TEXT,
+                        report BLOB NOT NULL,
+                        motion BLOB,
+                        stats BLOB NOT NULL,
                         PRIMARY KEY (app_id, bucket, screen, app_version, os_version, device_model, network, low_power)
                     ) WITHOUT ROWID
                     """)
             }
             try db.execute(sql: "CREATE INDEX events_by_start ON events(started_at)")
-            // Carry v1's hourly rollups over (they have no per-visit statistics).
-            let encoder = JSONEncoder()
+            // Carry v1's hourly rollups (JSON reports, no per-visit statistics) over.
             let decoder = JSONDecoder()
             var byApp: [String: [RollupKey: RollupValue]] = [:]
             let rows = try Row.fetchCursor(db, sql: "SELECT * FROM rollups")
             while let row = try rows.next() {
                 let key = RollupKey(bucketStart: row["hour"], screen: row["screen"], appVersion: row["app_version"], osVersion: row["os_version"],
                                     deviceModel: row["device_model"], network: row["network"], lowPower: row["low_power"])
-                byApp[row["app_id"], default: [:]][key] = try decodeValue(row, decoder: decoder)
+                let report = try decoder.decode(FrameReport.self, from: Data((row["report"] as String).utf8))
+                let motion = try (row["motion"] as String?).map { try decoder.decode(FrameReport.self, from: Data($0.utf8)) }
+                byApp[row["app_id"], default: [:]][key] = RollupValue(visits: row["visits"], report: report, motion: motion, statistics: VisitStatistics())
             }
             for (app, values) in byApp {
                 for level in RollupLevel.allCases {
-                    for (key, value) in level.regroup(values) {
-                        try upsert(level, app: app, key: key, adding: value, db, encoder: encoder, decoder: decoder)
-                    }
+                    for (key, value) in level.regroup(values) { try upsert(level, app: app, key: key, adding: value, db) }
                 }
             }
             try db.execute(sql: "DROP TABLE rollups")
@@ -188,9 +187,7 @@ public final class SQLiteStore: CollectorStore {
     /// transaction records each new batch id, appends its raw events and upserts the
     /// rollups of every level; a known batch id writes nothing.
     public func ingest(_ batches: [IngestBatch]) async throws -> [IngestResult] {
-        let encoder = JSONEncoder()
-        let decoder = JSONDecoder()
-        return try await pool.write { db in
+        try await pool.write { db in
             var results: [IngestResult] = []
             var seen: Set<[String]> = []
             let insertEvent = try db.cachedStatement(sql: """
@@ -223,7 +220,7 @@ public final class SQLiteStore: CollectorStore {
             for (app, values) in groups {
                 for level in RollupLevel.allCases {
                     for (key, value) in level.regroup(values) {
-                        try Self.upsert(level, app: app, key: key, adding: value, db, encoder: encoder, decoder: decoder)
+                        try Self.upsert(level, app: app, key: key, adding: value, db)
                     }
                 }
             }
@@ -232,8 +229,7 @@ public final class SQLiteStore: CollectorStore {
     }
 
     /// Adds `value` to the row of `key` in `level`'s table (read, merge, write).
-    static func upsert(_ level: RollupLevel, app: String, key: RollupKey, adding value: RollupValue, _ db: Database,
-                       encoder: JSONEncoder, decoder: JSONDecoder) throws {
+    static func upsert(_ level: RollupLevel, app: String, key: RollupKey, adding value: RollupValue, _ db: Database) throws {
         let table = tableName(level)
         let keyArguments: StatementArguments = [app, key.bucketStart, key.screen, key.appVersion, key.osVersion, key.deviceModel, key.network, key.lowPower]
         var merged = value
@@ -242,13 +238,13 @@ public final class SQLiteStore: CollectorStore {
             AND os_version = ? AND device_model = ? AND network = ? AND low_power = ?
             """)
         if let row = try Row.fetchOne(select, arguments: keyArguments) {
-            var stored = try decodeValue(row, decoder: decoder)
+            var stored = try decodeValue(row)
             stored.merge(value)
             merged = stored
         }
-        let report = String(decoding: try encoder.encode(merged.report), as: UTF8.self)
-        let motion = try merged.motion.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
-        let stats = String(decoding: try encoder.encode(merged.statistics), as: UTF8.self)
+        let report = Data(merged.report.binaryEncoded())
+        let motion = merged.motion.map { Data($0.binaryEncoded()) }
+        let stats = Data(merged.statistics.binaryEncoded())
         try db.cachedStatement(sql: """
             INSERT INTO \(table) (app_id, bucket, screen, app_version, os_version, device_model, network, low_power, visits, report, motion, stats)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -257,11 +253,11 @@ public final class SQLiteStore: CollectorStore {
             """).execute(arguments: keyArguments + [merged.visits, report, motion, stats])
     }
 
-    /// A rollup value from a row's `visits`, `report`, `motion` and `stats` columns.
-    static func decodeValue(_ row: Row, decoder: JSONDecoder) throws -> RollupValue {
-        let report = try decoder.decode(FrameReport.self, from: Data((row["report"] as String).utf8))
-        let motion = try (row["motion"] as String?).map { try decoder.decode(FrameReport.self, from: Data($0.utf8)) }
-        let statistics = try (row["stats"] as String?).map { try decoder.decode(VisitStatistics.self, from: Data($0.utf8)) } ?? VisitStatistics()
+    /// A rollup value from a row's `visits` and binary `report`, `motion` and `stats` columns.
+    static func decodeValue(_ row: Row) throws -> RollupValue {
+        let report = try FrameReport(binary: row["report"] as Data)
+        let motion = try (row["motion"] as Data?).map { try FrameReport(binary: $0) }
+        let statistics = try VisitStatistics(binary: [UInt8](row["stats"] as Data))
         return RollupValue(visits: row["visits"], report: report, motion: motion, statistics: statistics)
     }
 
@@ -270,6 +266,7 @@ public final class SQLiteStore: CollectorStore {
         switch level {
         case .hourly: "rollups_hourly"
         case .daily: "rollups_daily"
+        case .screenHourly: "rollups_screen_hourly"
         case .screenDaily: "rollups_screen_daily"
         }
     }
@@ -277,13 +274,9 @@ public final class SQLiteStore: CollectorStore {
     /// Writes precomputed rollups straight into every level, as if the visits they sum
     /// had been ingested (without raw events): for benchmarks over very large data.
     public func addRollups(app: String, hourly values: [RollupKey: RollupValue]) async throws {
-        let encoder = JSONEncoder()
-        let decoder = JSONDecoder()
         try await pool.write { db in
             for level in RollupLevel.allCases {
-                for (key, value) in level.regroup(values) {
-                    try Self.upsert(level, app: app, key: key, adding: value, db, encoder: encoder, decoder: decoder)
-                }
+                for (key, value) in level.regroup(values) { try Self.upsert(level, app: app, key: key, adding: value, db) }
             }
         }
     }
@@ -310,7 +303,6 @@ public final class SQLiteStore: CollectorStore {
         let planned = statements
         struct GroupKey: Hashable { var screen: String?; var bucket: Double?; var dimension: String? }
         let groups: [GroupKey: RollupValue] = try await pool.read { db in
-            let decoder = JSONDecoder()
             var groups: [GroupKey: RollupValue] = [:]
             for statement in planned {
                 let rows = try Row.fetchCursor(db, sql: statement.sql, arguments: statement.arguments)
@@ -320,13 +312,34 @@ public final class SQLiteStore: CollectorStore {
                     let group = GroupKey(screen: query.byScreen ? key.screen : nil,
                                          bucket: query.interval.map { Double(RollupLevel.floor(key.bucketStart, to: Int64($0.seconds))) },
                                          dimension: query.dimension.map { key.value(of: $0) })
-                    groups[group, default: RollupValue()].merge(try Self.decodeValue(row, decoder: decoder))
+                    groups[group, default: RollupValue()].merge(try Self.decodeValue(row))
                 }
             }
             return groups
         }
         return groups.map { RollupAggregate(screen: $0.key.screen, bucketStart: $0.key.bucket, dimensionValue: $0.key.dimension, rollup: $0.value) }
             .sorted { ($0.bucketStart ?? 0, $0.screen ?? "", $0.dimensionValue ?? "") < ($1.bucketStart ?? 0, $1.screen ?? "", $1.dimensionValue ?? "") }
+    }
+
+    /// `SELECT DISTINCT` over the daily rollups, without decoding any report.
+    public func dimensionValues(app: String, dimension: RollupDimension, from: Double, to: Double) async throws -> [String] {
+        let column = switch dimension {
+        case .appVersion: "app_version"
+        case .osVersion: "os_version"
+        case .deviceModel: "device_model"
+        case .network: "network"
+        case .lowPower: "low_power"
+        }
+        let dayFrom = RollupLevel.floor(Int64(from.rounded(.down)), to: 86_400)
+        let end = Int64(to.rounded(.up))
+        return try await pool.read { db in
+            if dimension == .lowPower {
+                return try Bool.fetchAll(db, sql: "SELECT DISTINCT low_power FROM rollups_daily WHERE app_id = ? AND bucket >= ? AND bucket < ? ORDER BY 1",
+                                         arguments: [app, dayFrom, end]).map { $0 ? "true" : "false" }
+            }
+            return try String.fetchAll(db, sql: "SELECT DISTINCT \(column) FROM rollups_daily WHERE app_id = ? AND bucket >= ? AND bucket < ? ORDER BY 1",
+                                       arguments: [app, dayFrom, end])
+        }
     }
 
     /// `SELECT COUNT(*)` over the app's raw events.

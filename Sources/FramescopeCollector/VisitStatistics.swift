@@ -217,3 +217,53 @@ public struct VisitStatistics: Sendable, Hashable, Codable {
         }
     }
 }
+
+extension VisitStatistics {
+    /// The statistics in the compact binary form stored in rollup rows: per figure present,
+    /// its index in ``VisitMetric/allCases``, the visit count, the five sums as doubles,
+    /// the zero count and the delta-coded histogram buckets.
+    public func binaryEncoded() -> [UInt8] {
+        var writer = BinaryWriter()
+        writer.unsigned(UInt64(metrics.count))
+        for (index, metric) in VisitMetric.allCases.enumerated() {
+            guard let statistics = metrics[metric] else { continue }
+            writer.unsigned(UInt64(index))
+            writer.unsigned(UInt64(statistics.visits))
+            for sum in [statistics.sumX, statistics.sumY, statistics.sumXX, statistics.sumYY, statistics.sumXY] { writer.double(sum) }
+            writer.unsigned(UInt64(statistics.zeroValues))
+            writer.pairs(statistics.positiveValues.buckets.map { ($0.index, $0.count) })
+        }
+        return writer.bytes
+    }
+
+    /// Decodes ``binaryEncoded()`` output.
+    /// - Throws: ``BinaryReportError`` for short, malformed or out-of-range bytes.
+    public init(binary bytes: [UInt8]) throws(BinaryReportError) {
+        var reader = BinaryReader(bytes: bytes)
+        let count = try reader.count()
+        guard count <= VisitMetric.allCases.count else { throw BinaryReportError("too many statistics") }
+        for _ in 0..<count {
+            let index = try reader.count()
+            guard index < VisitMetric.allCases.count else { throw BinaryReportError("unknown statistic \(index)") }
+            var statistics = RatioStatistics()
+            statistics.visits = try reader.count()
+            statistics.sumX = try reader.double()
+            statistics.sumY = try reader.double()
+            statistics.sumXX = try reader.double()
+            statistics.sumYY = try reader.double()
+            statistics.sumXY = try reader.double()
+            statistics.zeroValues = try reader.count()
+            do {
+                statistics.positiveValues = try DurationHistogram(buckets: try reader.pairs().map { DurationHistogram.Bucket(index: $0.0, count: $0.1) })
+            } catch let error as HistogramError {
+                throw BinaryReportError(error.description)
+            } catch let error as BinaryReportError {
+                throw error
+            } catch {
+                throw BinaryReportError(String(describing: error))
+            }
+            metrics[VisitMetric.allCases[index]] = statistics
+        }
+        guard reader.isAtEnd else { throw BinaryReportError("trailing bytes after the statistics") }
+    }
+}

@@ -3,10 +3,20 @@ import Foundation
 import FramescopeCore
 import FramescopeTraces
 
-/// `framescope bench`: throughput and memory of `analyze` on a generated trace.
-struct BenchCommand: ParsableCommand {
+/// `framescope bench`: benchmarks that print figures (`analyze`, the default, and `queries`).
+struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
+        abstract: "Measure analyze's throughput, or the collector's query latency over large rollups.",
+        subcommands: [BenchAnalyzeCommand.self, BenchQueriesCommand.self],
+        defaultSubcommand: BenchAnalyzeCommand.self
+    )
+}
+
+/// `framescope bench analyze`: throughput and memory of `analyze` on a generated trace.
+struct BenchAnalyzeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "analyze",
         abstract: "Measure analyze's throughput and memory on a generated CSV trace.",
         discussion: """
             Writes a CSV trace of --ticks ticks (60 Hz, a drop every 97 frames, a segment \

@@ -197,3 +197,37 @@ struct ServeEndToEndTests {
         #expect(try CLI.run(["apps", "revoke", "nope", "--db", db]).exitCode == 65)
     }
 }
+
+@Suite("framescope loadtest", .serialized)
+struct LoadtestTests {
+    @Test("loadtest sends at the asked rate to a real collector and reports acknowledgements and latency percentiles")
+    func loadtest() async throws {
+        let directory = try TemporaryDirectory()
+        let db = directory.url.appendingPathComponent("collector.sqlite").path
+        let created = try CLI.run(["apps", "create", "Load", "--db", db, "--format", "json"])
+        let keys = try #require(JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: String])
+        let server = try ServerProcess(arguments: ["--db", db])
+        defer { server.stop() }
+        let result = try CLI.run(["loadtest", "--url", "http://127.0.0.1:\(server.port)", "--key", try #require(keys["ingestKey"]),
+                                  "--app", "load", "--rate", "200", "--duration", "2", "--batch-size", "10", "--format", "json"])
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        let summary = try #require(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(summary["batchesSent"] as? Int == 40)
+        #expect(summary["acknowledged"] as? Int == 40)
+        let achieved = try #require(summary["achievedEventsPerSecond"] as? Double)
+        #expect(achieved > 150 && achieved <= 210, "\(achieved) events/s")
+        let latency = try #require(summary["latencyMilliseconds"] as? [String: Double])
+        #expect(try #require(latency["p50"]) <= #require(latency["p99"]))
+        let (status, data) = try await server.request("/v1/apps/load/screens", key: try #require(keys["readKey"]))
+        #expect(status == 200)
+        let screens = try #require((JSONSerialization.jsonObject(with: data) as? [String: Any])?["screens"] as? [[String: Any]])
+        #expect(screens.compactMap { $0["visits"] as? Int }.reduce(0, +) == 400)
+
+        let refused = try CLI.run(["loadtest", "--url", "http://example.com", "--key", "k"])
+        #expect(refused.exitCode == 64)
+        #expect(refused.stderr.contains("--url must point at this machine"))
+        let wrongKey = try CLI.run(["loadtest", "--url", "http://127.0.0.1:\(server.port)", "--key", "fsi_wrong", "--rate", "50", "--duration", "1", "--batch-size", "10"])
+        #expect(wrongKey.exitCode == 74)
+        #expect(wrongKey.stderr.contains("HTTP 401"))
+    }
+}

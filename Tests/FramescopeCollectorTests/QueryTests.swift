@@ -64,10 +64,11 @@ struct QueryTests {
             }
         }
         let plan = RollupRead.plan(for: AggregateQuery(filter: ScreenQuery(from: Self.day0 + 5400, to: Self.day0 + 3 * 86_400 + 7200)))
-        #expect(plan.map(\.level) == [.screenDaily, .hourly, .hourly])
+        #expect(plan.map(\.level) == [.screenDaily, .screenHourly, .screenHourly])
         let filtered = RollupRead.plan(for: AggregateQuery(filter: ScreenQuery(from: Self.day0, to: Self.day0 + 2 * 86_400, network: "wifi")))
         #expect(filtered.map(\.level) == [.daily])
-        #expect(RollupRead.plan(for: AggregateQuery(filter: ScreenQuery(from: Self.day0, to: Self.day0 + 2 * 86_400), interval: .hour)).map(\.level) == [.hourly])
+        #expect(RollupRead.plan(for: AggregateQuery(filter: ScreenQuery(from: Self.day0, to: Self.day0 + 2 * 86_400), interval: .hour)).map(\.level) == [.screenHourly])
+        #expect(RollupRead.plan(for: AggregateQuery(filter: ScreenQuery(from: Self.day0, to: Self.day0 + 5 * 3600, lowPower: true))).map(\.level) == [.hourly])
     }
 
     @Test("Ratio statistics: Σy/Σx, the delta-method standard error, and per-visit quantiles")
@@ -99,6 +100,11 @@ struct QueryTests {
         #expect(single.value == nil && single.standardError == nil && single.visitValue(atQuantile: 0.5) == nil)
         let decoded = try JSONDecoder().decode(RatioStatistics.self, from: JSONEncoder().encode(statistics))
         #expect(decoded == statistics)
+        var all = VisitStatistics()
+        all.metrics[.hitchRatio] = statistics
+        all.metrics[.hangRate] = left
+        #expect(try VisitStatistics(binary: all.binaryEncoded()) == all)
+        #expect(throws: BinaryReportError.self) { try VisitStatistics(binary: Array(all.binaryEncoded().dropLast())) }
         #expect(throws: DecodingError.self) {
             try JSONDecoder().decode(RatioStatistics.self, from: Data(#"{"visits":1,"sumX":1,"sumY":1,"sumXX":1,"sumYY":1,"sumXY":1,"zeroValues":0,"positiveValues":[[5,1],[3,1]]}"#.utf8))
         }
@@ -154,6 +160,8 @@ struct QueryTests {
         #expect(fix.screens.first { $0.screen == "Feed" }?.metrics.first { $0.metric == "hitchRatio" }?.verdict == .improved)
 
         let screens = try await temporary.store.screens(app: "demo", query: range)
+        #expect(try await temporary.store.dimensionValues(app: "demo", dimension: .appVersion, from: range.from, to: range.to) == ["3.0.0", "3.1.0", "3.2.0"])
+        #expect(try await temporary.store.dimensionValues(app: "demo", dimension: .lowPower, from: range.from, to: range.to) == ["false", "true"])
         let worst = try await queries.worstScreens(app: "demo", query: range, figure: QueryFigure(.hitchRatio), limit: 3, minimumVisits: 1)
         let byHitch = screens.sorted { ($0.report.hitchRatio ?? 0) > ($1.report.hitchRatio ?? 0) }
         #expect(worst.screens.map(\.screen) == Array(byHitch.prefix(3).map(\.screen)))
@@ -257,4 +265,5 @@ struct EmptyStore: CollectorStore {
     func aggregate(app: String, query: AggregateQuery) async throws -> [RollupAggregate] { [] }
     func rawEventCount(app: String) async throws -> Int { 0 }
     func deleteRawEvents(startedBefore cutoff: Double, limit: Int) async throws -> Int { 0 }
+    func dimensionValues(app: String, dimension: RollupDimension, from: Double, to: Double) async throws -> [String] { [] }
 }

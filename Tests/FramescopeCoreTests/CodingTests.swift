@@ -55,6 +55,34 @@ struct CodingTests {
         #expect(decoded.whole.hitchRatio == report.whole.hitchRatio)
     }
 
+    @Test("The binary storage form round-trips exactly, is smaller than JSON, and refuses damaged bytes")
+    func binaryRoundTrip() throws {
+        var reports = [FrameReport(), sampleReport().whole, sampleReport().motion ?? FrameReport()]
+        for seed in UInt64(1)...12 {
+            var workload = SyntheticWorkload(profile: [.light, .moderate, .heavy][Int(seed % 3)], duration: 3, seed: seed)
+            let display: DisplayMode = seed % 2 == 0 ? .variable(idleHz: 24, motionHz: 120) : .fixed(hz: 60)
+            reports.append(PipelineSimulator(display: display, seed: seed).run(&workload).analyze().whole)
+        }
+        var merged = FrameReport()
+        for report in reports { merged.merge(report) }
+        reports.append(merged)
+        for (index, report) in reports.enumerated() {
+            let bytes = report.binaryEncoded()
+            #expect(try FrameReport(binary: bytes) == report, "report \(index)")
+            if report.frames > 100 { #expect(bytes.count * 3 < (try JSONEncoder().encode(report)).count, "report \(index): \(bytes.count) bytes") }
+        }
+        let bytes = merged.binaryEncoded()
+        #expect(throws: BinaryReportError.self) { try FrameReport(binary: bytes.dropLast()) }
+        #expect(throws: BinaryReportError.self) { try FrameReport(binary: bytes + [0]) }
+        #expect(throws: BinaryReportError.self) { try FrameReport(binary: [2] + bytes.dropFirst()) }
+        #expect(throws: BinaryReportError.self) { try FrameReport(binary: [UInt8]()) }
+        // A count that contradicts the histogram is refused like the JSON form refuses it.
+        var damaged = bytes
+        damaged[1] = damaged[1] ^ 0x01
+        #expect(throws: BinaryReportError.self) { try FrameReport(binary: damaged) }
+        #expect(throws: BinaryReportError.self) { try FrameReport(binary: [1] + [UInt8](repeating: 0xFF, count: 20)) }
+    }
+
     @Test("Decoding names the field that contradicts another", arguments: [
         ("dropEvents", 1_000_000, "dropEvents"),
         ("frames", 5, "frames"),

@@ -1,0 +1,134 @@
+import ArgumentParser
+import Foundation
+import FramescopeCollector
+import FramescopeCore
+
+/// `framescope bench queries`: the collector's read queries over rollups that represent
+/// a large fleet.
+struct BenchQueriesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "queries",
+        abstract: "Time the collector's queries over rollups that represent --events screen visits.",
+        discussion: """
+            Fills a fresh SQLite store with rollups as if --events visits had been ingested \
+            over --days days (without raw events): each hour, --keys-per-hour rollup keys \
+            (screen × app version × OS version × device model × network × low-power mode, \
+            drawn from the demo fleet's mix) each get an equal share of the visits, built \
+            from real simulated visit reports by exact merging. Then runs each query \
+            --repeats times and prints the median and the slowest time. Build with \
+            -c release for meaningful figures.
+            """
+    )
+
+    @Option(help: "Screen visits the rollups represent.")
+    var events = 100_000_000
+
+    @Option(help: "Days of data, ending now.")
+    var days = 30
+
+    @Option(help: "Rollup keys with data per hour.")
+    var keysPerHour = 150
+
+    @Option(help: "Times each query runs.")
+    var repeats = 7
+
+    @Option(help: ArgumentHelp("The database to create; a temporary file by default (deleted afterwards).", valueName: "path"))
+    var db: String?
+
+    mutating func validate() throws {
+        if !(1...366).contains(days) { throw ValidationError("--days must be 1–366") }
+        if !(1...5000).contains(keysPerHour) { throw ValidationError("--keys-per-hour must be 1–5000") }
+        if events < days * 24 * keysPerHour { throw ValidationError("--events must be at least days × 24 × keys-per-hour") }
+        if !(1...100).contains(repeats) { throw ValidationError("--repeats must be 1–100") }
+    }
+
+    func run() async throws {
+        let path = db ?? NSTemporaryDirectory() + "framescope-bench-queries-\(getpid()).sqlite"
+        if db != nil, FileManager.default.fileExists(atPath: path) {
+            throw CLIFailure(exitCode: CLIFailure.ioError, message: "\(path): exists; name a new file")
+        }
+        defer {
+            if db == nil { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        }
+        let store = try SQLiteStore(path: path)
+        let clock = ContinuousClock()
+        let now = (Date().timeIntervalSince1970 / 3600).rounded(.down) * 3600
+        let start = now - Double(days) * 86_400
+
+        // Real visits from one simulated day of the demo fleet, by their rollup key's parts.
+        let fleet = FleetSimulation.demo(appId: "bench", start: start, days: 1, deviceCount: 60, seed: 5)
+        var pool: [(key: RollupKey, value: RollupValue)] = []
+        for batch in fleet.batches() {
+            for event in batch.events {
+                pool.append((RollupKey(bucketStart: 0, screen: event.screen, appVersion: batch.app.version, osVersion: batch.device.osVersion,
+                                       deviceModel: batch.device.model, network: event.context.network.rawValue, lowPower: event.context.lowPowerMode),
+                             RollupValue(visit: event)))
+            }
+        }
+        let versions = ["3.0.0", "3.1.0", "3.2.0"]
+        var random = SeededGenerator(seed: 17)
+        let hours = days * 24
+        let rows = hours * keysPerHour
+        let perRow = events / rows
+        let remainder = events - perRow * rows
+        var written = 0
+        let fillTime = try await clock.measure {
+            for hour in 0..<hours {
+                var values: [RollupKey: RollupValue] = [:]
+                for slot in 0..<keysPerHour {
+                    // Four real visits (one key's screen and context), repeated to the row's share.
+                    let base = pool[Int(random.next() % UInt64(pool.count))]
+                    var key = base.key
+                    key.bucketStart = Int64(start) + Int64(hour) * 3600
+                    key.appVersion = versions[min(2, hour * 3 / hours)]
+                    var four = RollupValue()
+                    for _ in 0..<4 { four.merge(pool[Int(random.next() % UInt64(pool.count))].value) }
+                    let share = perRow + (hour * keysPerHour + slot < remainder ? 1 : 0)
+                    var value = four.repeated(share / 4)
+                    for _ in 0..<(share % 4) { value.merge(base.value) }
+                    values[key, default: RollupValue()].merge(value)
+                    written += share
+                }
+                try await store.addRollups(app: "bench", hourly: values)
+                if isatty(STDERR_FILENO) == 1, hour % 24 == 23 {
+                    writeToStandardError("\rfilled \(hour / 24 + 1) of \(days) days")
+                }
+            }
+        }
+        if isatty(STDERR_FILENO) == 1 { writeToStandardError("\n") }
+        let size = ["", "-wal"].compactMap { try? FileManager.default.attributesOfItem(atPath: path + $0)[.size] as? Int }.reduce(0, +)
+
+        let queries = CollectorQueries(store: store)
+        let range = ScreenQuery(from: start, to: now)
+        let cases: [(String, @Sendable () async throws -> Int)] = [
+            ("screens, \(days) days, all screens", { try await store.screens(app: "bench", query: range).count }),
+            ("screens, \(days) days, screen=Feed", { try await store.screens(app: "bench", query: ScreenQuery(from: start, to: now, screen: "Feed")).count }),
+            ("screens, \(days) days, appVersion=3.1.0", { try await store.screens(app: "bench", query: ScreenQuery(from: start, to: now, appVersion: "3.1.0")).count }),
+            ("screens, \(days) days, partial first and last day", { try await store.screens(app: "bench", query: ScreenQuery(from: start + 5400, to: now - 1800)).count }),
+            ("timeseries hitchRatio by day, \(days) days", { try await queries.timeSeries(app: "bench", query: range, figure: QueryFigure(.hitchRatio), interval: .day).points.count }),
+            ("timeseries hitchRatio by hour, 7 days, Feed", { try await queries.timeSeries(app: "bench", query: ScreenQuery(from: now - 7 * 86_400, to: now, screen: "Feed"), figure: QueryFigure(.hitchRatio), interval: .hour).points.count }),
+            ("compare 3.0.0 → 3.1.0, \(days) days", { try await queries.compare(app: "bench", query: range, baseline: "3.0.0", candidate: "3.1.0").screens.count }),
+            ("worst screens by hitchRatio, \(days) days", { try await queries.worstScreens(app: "bench", query: range, figure: QueryFigure(.hitchRatio), limit: 10, minimumVisits: 20).screens.count }),
+            ("percentiles, \(days) days", { try await queries.percentiles(app: "bench", query: range).visits }),
+        ]
+        let total = try await store.screens(app: "bench", query: range).map(\.visits).reduce(0, +)
+        print("""
+            rollups:   \(rows) hourly rows representing \(written) screen visits over \(days) days (\(keysPerHour) keys per hour); stored visits \(total)
+            database:  \(Metric.decimal(Double(size) / 1e6, digits: 1)) MB, filled in \(Metric.decimal(seconds(fillTime), digits: 1)) s
+            """)
+        for (name, query) in cases {
+            var times: [Double] = []
+            var answer = 0
+            for _ in 0..<repeats {
+                let elapsed = try await clock.measure { answer = try await query() }
+                times.append(seconds(elapsed) * 1000)
+            }
+            times.sort()
+            print("\(name.padding(toLength: 52, withPad: " ", startingAt: 0)) median \(Metric.decimal(times[times.count / 2], digits: 1)) ms, max \(Metric.decimal(times.last ?? 0, digits: 1)) ms (answer \(answer))")
+        }
+    }
+
+    private func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+    }
+}
