@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "FramescopeTraces", targets: ["FramescopeTraces"]),
         .library(name: "FramescopeTesting", targets: ["FramescopeTesting"]),
         .library(name: "FramescopeCollector", targets: ["FramescopeCollector"]),
+        .library(name: "FramescopeDashboard", targets: ["FramescopeDashboard"]),
         .executable(name: "framescope", targets: ["framescope"]),
     ],
     dependencies: [
@@ -22,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
         // Ticks in, reports out: standard library only.
@@ -46,12 +48,24 @@ let package = Package(
             ],
             resources: [.copy("Resources/openapi.json")]
         ),
+        // The dashboard: HTML pages with server-drawn SVG charts, served by the collector.
+        .target(
+            name: "FramescopeDashboard",
+            dependencies: [
+                "FramescopeCore",
+                "FramescopeCollector",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Mustache", package: "swift-mustache"),
+            ],
+            resources: [.copy("Resources/templates"), .copy("Resources/dashboard.css"), .copy("Resources/dashboard.js")]
+        ),
         .executableTarget(
             name: "framescope",
             dependencies: [
                 "FramescopeCore",
                 "FramescopeTraces",
                 "FramescopeCollector",
+                "FramescopeDashboard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
@@ -63,7 +77,7 @@ let package = Package(
         .testTarget(
             name: "FramescopeCollectorTests",
             dependencies: [
-                "FramescopeCollector", "FramescopeCore",
+                "FramescopeCollector", "FramescopeCore", "FramescopeDashboard",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]

@@ -34,9 +34,13 @@ public struct CollectorRequestContext: RequestContext {
 ///   - `GET /v1/apps/{app}/percentiles`: ``PercentilesResponse``.
 ///
 /// Every error is JSON: `{"error": {"code", "field", "message"}}`.
+///
+/// `additionalRoutes` adds more routes (the dashboard's pages) with the same middleware.
+/// Last, every path gets a 405 answer with `Allow` for the methods it does not serve.
 public func makeCollectorRouter(store: any CollectorStore, limits: IngestLimits = IngestLimits(),
                                 metrics: CollectorMetrics = CollectorMetrics(),
-                                clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) -> Router<CollectorRequestContext> {
+                                clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
+                                additionalRoutes: (Router<CollectorRequestContext>) -> Void = { _ in }) -> Router<CollectorRequestContext> {
     let router = Router(context: CollectorRequestContext.self)
     router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
     router.add(middleware: ErrorShapeMiddleware())
@@ -141,7 +145,23 @@ public func makeCollectorRouter(store: any CollectorStore, limits: IngestLimits 
         return try await queries.percentiles(app: app, query: query)
     }
 
+    additionalRoutes(router)
+    addMethodNotAllowedRoutes(router)
     return router
+}
+
+/// For each path, answers the common methods it does not serve with 405 and `Allow`.
+func addMethodNotAllowedRoutes(_ router: Router<CollectorRequestContext>) {
+    var methods: [String: Set<String>] = [:]
+    for route in router.routes { methods[route.path.description, default: []].insert(route.method.rawValue) }
+    for (path, served) in methods {
+        let allowed = served.sorted().joined(separator: ", ")
+        for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete] where !served.contains(method.rawValue) {
+            router.on(RouterPath(path), method: method) { _, _ -> Response in
+                throw CollectorError(.methodNotAllowed, code: "method_not_allowed", message: "use \(allowed) on this path", headers: [.allow: allowed])
+            }
+        }
+    }
 }
 
 /// `{"status": "ok"}`.
@@ -160,9 +180,6 @@ extension TimeSeriesResponse: ResponseEncodable {}
 extension ComparisonResponse: ResponseEncodable {}
 extension WorstScreensResponse: ResponseEncodable {}
 extension PercentilesResponse: ResponseEncodable {}
-
-/// The names of the read routes under `/v1/apps/{app}/`.
-let readRouteNames: Set<Substring> = ["screens", "timeseries", "compare", "worst", "percentiles"]
 
 /// Checks the read key against the path's app and parses the common time range and filters.
 func readQuery(_ request: Request, _ context: CollectorRequestContext, store: any CollectorStore, now: Double) async throws -> (app: String, query: ScreenQuery) {
@@ -258,17 +275,6 @@ func screenQuery(_ parameters: some Sequence<(key: Substring, value: Substring)>
 struct ErrorShapeMiddleware: RouterMiddleware {
     typealias Context = CollectorRequestContext
 
-    /// The methods a known path allows ("GET"), or `nil` for a path the collector does not serve.
-    static func allowedMethods(path: String) -> String? {
-        switch path {
-        case "/health", "/metrics", "/openapi.json": return "GET"
-        case "/v1/events": return "POST"
-        default:
-            let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-            return parts.count == 5 && parts[1] == "v1" && parts[2] == "apps" && !parts[3].isEmpty && readRouteNames.contains(parts[4]) ? "GET" : nil
-        }
-    }
-
     /// Logs a refused request with the context's request id (`hb.request.id`), its code and field.
     static func log(_ error: CollectorError, _ request: Request, _ context: CollectorRequestContext) {
         context.logger.log(level: error.status.code >= 500 ? .error : .info, "request refused", metadata: [
@@ -294,9 +300,6 @@ struct ErrorShapeMiddleware: RouterMiddleware {
         case let error as CollectorError:
             return error
         case let error as HTTPError:
-            if error.status == .notFound, let allowed = allowedMethods(path: request.uri.path) {
-                return CollectorError(.methodNotAllowed, code: "method_not_allowed", message: "use \(allowed) on this path", headers: [.allow: allowed])
-            }
             return CollectorError(error.status, code: error.status == .notFound ? "not_found" : "http_\(error.status.code)",
                                   message: error.body ?? error.status.reasonPhrase, headers: error.headers)
         case is NIOTooManyBytesError:

@@ -1,3 +1,4 @@
+import Foundation
 import FramescopeCore
 
 /// A figure a query can ask for by name: a report metric (`hitchRatio`,
@@ -23,6 +24,11 @@ public struct QueryFigure: Sendable, Hashable {
         } else {
             return nil
         }
+    }
+
+    /// A metric of the whole report.
+    public init(report metric: Metric) {
+        source = .whole(metric)
     }
 
     /// The figure of a ``VisitMetric``.
@@ -215,8 +221,10 @@ public struct PercentilesResponse: Sendable, Hashable, Codable {
 public struct CollectorQueries: Sendable {
     /// The store read from.
     public var store: any CollectorStore
-    /// Two-sided z for the confidence intervals (1.96 → 95 %).
-    public var z = 1.959964
+    /// The family-wise confidence of a comparison's intervals: 0.95 means that, when
+    /// nothing changed, all of a comparison's figures × screens intervals include 0 with
+    /// at least 95 % probability (Bonferroni: each interval is at 1 − 0.05/m).
+    public var confidence = 0.95
     /// A change smaller than this fraction of the baseline is never called significant.
     public var minimumRelativeChange = 0.05
 
@@ -250,8 +258,11 @@ public struct CollectorQueries: Sendable {
         for group in base { baseByScreen[group.screen ?? ""] = group.rollup }
         for group in cand { candByScreen[group.screen ?? ""] = group.rollup }
         let names = Set(baseByScreen.keys).union(candByScreen.keys)
+        let z = zScore(comparisons: max(1, names.count * VisitMetric.allCases.count))
         var screens: [ScreenComparison] = names.map { name in
-            let metrics = VisitMetric.allCases.map { change($0, baseline: baseByScreen[name] ?? RollupValue(), candidate: candByScreen[name] ?? RollupValue()) }
+            let metrics = VisitMetric.allCases.map {
+                change($0, baseline: baseByScreen[name] ?? RollupValue(), candidate: candByScreen[name] ?? RollupValue(), z: z)
+            }
             let verdict: Verdict = metrics.contains { $0.verdict == .regressed } ? .regressed
                 : metrics.contains { $0.verdict == .improved } ? .improved : .noSignificantChange
             return ScreenComparison(screen: name, verdict: verdict, metrics: metrics)
@@ -261,6 +272,12 @@ public struct CollectorQueries: Sendable {
         return ComparisonResponse(baseline: baseline, candidate: candidate, screens: screens)
     }
 
+    /// The two-sided z of one interval among `comparisons` that share ``confidence``
+    /// (Bonferroni): the normal quantile at 1 − (1 − confidence) / (2 · comparisons).
+    public func zScore(comparisons: Int) -> Double {
+        normalQuantile(1 - (1 - confidence) / (2 * Double(max(1, comparisons))))
+    }
+
     /// The change of one figure with its confidence interval and verdict.
     ///
     /// The value of each side is Σy/Σx over its visits; its standard error comes from
@@ -268,7 +285,9 @@ public struct CollectorQueries: Sendable {
     /// interval is `change ± z·√(se_b² + se_c²)`. A figure is significant when the
     /// interval excludes 0 and the change is at least ``minimumRelativeChange`` of the
     /// baseline; with fewer than two visits on a side there is no interval and no verdict.
-    public func change(_ metric: VisitMetric, baseline: RollupValue, candidate: RollupValue) -> FigureChange {
+    /// - Parameter z: The interval's z; by default that of one comparison alone.
+    public func change(_ metric: VisitMetric, baseline: RollupValue, candidate: RollupValue, z: Double? = nil) -> FigureChange {
+        let z = z ?? zScore(comparisons: 1)
         let figure = QueryFigure(metric)
         let baseStatistics = baseline.statistics[metric]
         let candStatistics = candidate.statistics[metric]
@@ -314,4 +333,26 @@ public struct CollectorQueries: Sendable {
                                      visits: statistics.visits)
         })
     }
+}
+
+/// The standard normal quantile Φ⁻¹(p) for 0 < p < 1 (Acklam's rational approximation,
+/// relative error below 1.2 × 10⁻⁹).
+public func normalQuantile(_ p: Double) -> Double {
+    guard p > 0, p < 1 else { return p <= 0 ? -.infinity : .infinity }
+    let a = [-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02, 1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00]
+    let b = [-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02, 6.680131188771972e+01, -1.328068155288572e+01]
+    let c = [-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00, -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00]
+    let d = [7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00, 3.754408661907416e+00]
+    let low = 0.02425
+    if p < low {
+        let q = (-2 * log(p)).squareRoot()
+        return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1)
+    }
+    if p > 1 - low {
+        let q = (-2 * log(1 - p)).squareRoot()
+        return -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1)
+    }
+    let q = p - 0.5
+    let r = q * q
+    return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1)
 }

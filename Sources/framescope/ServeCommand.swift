@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import FramescopeCollector
+import FramescopeDashboard
 import Hummingbird
 import Logging
 
@@ -65,6 +66,13 @@ struct ServeCommand: AsyncParsableCommand {
         }
         var logger = Logger(label: "framescope.collector")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        let dashboard: DashboardPages
+        do {
+            dashboard = try DashboardPages(store: store)
+        } catch {
+            writeToStandardError("framescope: cannot load the dashboard: \(error)\n")
+            throw ExitCode(CLIFailure.ioError)
+        }
         var limits = IngestLimits()
         limits.requestsPerSecond = rateLimit
         limits.burst = 2 * rateLimit
@@ -72,13 +80,16 @@ struct ServeCommand: AsyncParsableCommand {
         let announcement = lines
         let host = self.host
         let app = Application(
-            router: makeCollectorRouter(store: store, limits: limits),
+            router: makeCollectorRouter(store: store, limits: limits, additionalRoutes: { router in
+                DashboardRoutes(pages: dashboard).register(on: router)
+            }),
             configuration: .init(address: .hostname(host, port: port), serverName: "framescope"),
             services: [retention],
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? 0
                 var text = announcement
                 text.insert("Framescope collector listening on http://\(host):\(bound)", at: 0)
+                text.insert("dashboard: http://\(host):\(bound)/dashboard (sign in with the app's read key)", at: 1)
                 if announcement.contains(where: { $0.hasPrefix("read key:") }) {
                     text.append("try: curl -H 'Authorization: Bearer <read key>' http://\(host):\(bound)/v1/apps/demo/screens")
                 }

@@ -216,11 +216,7 @@ struct CollectorRouteTests {
         let temporary = try TemporaryStore()
         let demo = try await temporary.store.createApp(name: "Demo", id: "demo")
         let router = makeCollectorRouter(store: temporary.store, clock: { Self.now })
-        // The router's own list of routes, with `:app` written as OpenAPI's `{app}`.
-        let served = Set(router.routes.map { route in
-            "\(route.method.rawValue) " + route.path.description.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
-                .reduce("") { $0 + "/" + $1 }
-        })
+        let routes = router.routes.map { (method: $0.method, path: $0.path.description) }
         let app = Application(router: router)
         try await app.test(.router) { client in
             let response = try await client.execute(uri: "/openapi.json", method: .get)
@@ -228,6 +224,18 @@ struct CollectorRouteTests {
             let document = try #require(JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
             let paths = try #require(document["paths"] as? [String: [String: Any]])
             let documented = Set(paths.flatMap { path, operations in operations.keys.map { "\($0.uppercased()) \(path)" } })
+            // The routes the router serves: every registered method and path that does not answer 405.
+            var served: Set<String> = []
+            for route in routes {
+                let path = route.path.split(separator: "/").map { $0.hasPrefix(":") ? "x" : String($0) }.reduce("") { $0 + "/" + $1 }
+                let answer = try await client.execute(uri: path, method: route.method)
+                if answer.status == .methodNotAllowed {
+                    #expect(answer.headers[.allow] != nil, "\(route.method) \(path)")
+                } else {
+                    served.insert("\(route.method.rawValue) " + route.path.split(separator: "/")
+                        .map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.reduce("") { $0 + "/" + $1 })
+                }
+            }
             #expect(documented == served)
             #expect(served.contains("GET /v1/apps/{app}/compare") && served.count >= 9)
             for (route, expected) in [("/health", HTTPResponse.Status.ok), ("/metrics", .ok), ("/openapi.json", .ok), ("/v1/apps/demo/screens", .unauthorized)] {

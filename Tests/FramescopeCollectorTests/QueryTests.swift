@@ -133,6 +133,14 @@ struct QueryTests {
         let same = queries.change(.hitchRatio, baseline: baseline, candidate: visits(41...80, .moderate))
         #expect(same.verdict == .noSignificantChange, "\(same)")
         #expect(try #require(same.changeLow) < 0 && #require(same.changeHigh) > 0 || abs(try #require(same.relativeChange)) < queries.minimumRelativeChange)
+        // Bonferroni: more comparisons sharing 95 % widen each interval.
+        #expect(abs(queries.zScore(comparisons: 1) - 1.959964) < 1e-5)
+        #expect(abs(queries.zScore(comparisons: 30) - 3.143980) < 1e-4)
+        #expect(abs(normalQuantile(0.001) + 3.090232) < 1e-5)
+        let wide = queries.change(.hitchRatio, baseline: baseline, candidate: visits(41...80, .heavy), z: queries.zScore(comparisons: 30))
+        let wideWidth = try #require(wide.changeHigh) - #require(wide.changeLow)
+        let narrowWidth = try #require(heavier.changeHigh) - #require(heavier.changeLow)
+        #expect(abs(wideWidth / narrowWidth - 3.143980 / 1.959964) < 1e-4)
         let thin = queries.change(.hitchRatio, baseline: visits(1...1, .moderate), candidate: visits(2...2, .heavy))
         #expect(thin.verdict == .noSignificantChange && thin.changeLow == nil && thin.change != nil)
     }

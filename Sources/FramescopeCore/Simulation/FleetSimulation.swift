@@ -73,17 +73,17 @@ public struct FleetSimulation: Sendable {
     public var osVersions: [(version: String, share: Double)]
 
     /// The demo story: six screens, five device models, three releases. Version 3.1
-    /// makes the Feed screen's scrolling work 2.2 times heavier; 3.2 fixes it and does
+    /// makes the Feed screen's scrolling work 1.7 times heavier; 3.2 fixes it and does
     /// a little better than 3.0.
     public static func demo(appId: String = "demo", start: Double, days: Int = 28, deviceCount: Int = 120, seed: UInt64 = 1) -> FleetSimulation {
         FleetSimulation(
             seed: seed, appId: appId, start: start, days: days, deviceCount: deviceCount, visitsPerDeviceDay: 6,
             screens: [
-                Screen(name: "Feed", profile: .moderate, stallInterval: 40, weight: 3),
-                Screen(name: "Chat", profile: .moderate, stallInterval: nil, weight: 2),
-                Screen(name: "Search", profile: .heavy, stallInterval: 25, weight: 1.2),
+                Screen(name: "Feed", profile: Self.demoFeed, stallInterval: 400, weight: 3),
+                Screen(name: "Chat", profile: Self.demoChat, stallInterval: nil, weight: 2),
+                Screen(name: "Search", profile: Self.demoSearch, stallInterval: 250, weight: 1.2),
                 Screen(name: "Profile", profile: .light, stallInterval: nil, weight: 1),
-                Screen(name: "Checkout", profile: .light, stallInterval: 15, weight: 0.6),
+                Screen(name: "Checkout", profile: .light, stallInterval: 150, weight: 0.6),
                 Screen(name: "Settings", profile: .light, stallInterval: nil, weight: 0.5),
             ],
             models: [
@@ -95,12 +95,23 @@ public struct FleetSimulation: Sendable {
             ],
             releases: [
                 Release(version: "3.0.0", build: "300", day: -30, screenFactors: [:]),
-                Release(version: "3.1.0", build: "310", day: days / 3, screenFactors: ["Feed": 2.2]),
-                Release(version: "3.2.0", build: "320", day: 2 * days / 3, screenFactors: ["Feed": 0.85]),
+                Release(version: "3.1.0", build: "310", day: days / 3, screenFactors: ["Feed": 1.7]),
+                Release(version: "3.2.0", build: "320", day: 2 * days / 3, screenFactors: ["Feed": 0.7]),
             ],
             osVersions: [("17.6", 0.2), ("18.1", 0.5), ("18.2", 0.3)]
         )
     }
+
+    /// The demo's Feed: a scrolling list with occasional heavy cells (a warning-level
+    /// hitch ratio on 60 Hz phones, until 3.1 makes its scrolling work heavier).
+    public static let demoFeed = SyntheticWorkload.Profile(idleMain: 0.0008, motionMain: 0.0035, render: 0.003, sigma: 0.3,
+                                                           spikeProbability: 0.006, spikeMain: 0.018...0.040)
+    /// The demo's Chat: light scrolling, rare spikes.
+    public static let demoChat = SyntheticWorkload.Profile(idleMain: 0.0008, motionMain: 0.003, render: 0.003, sigma: 0.3,
+                                                           spikeProbability: 0.002, spikeMain: 0.015...0.030)
+    /// The demo's Search: results with images, the slowest screen.
+    public static let demoSearch = SyntheticWorkload.Profile(idleMain: 0.001, motionMain: 0.0045, render: 0.004, sigma: 0.35,
+                                                             spikeProbability: 0.007, spikeMain: 0.020...0.050)
 
     /// Every batch of the fleet: one per device per day with visits, in time order.
     public func batches() -> [EventBatch] {
@@ -124,7 +135,18 @@ public struct FleetSimulation: Sendable {
                     let slowness = device.model.slowness * (thermal == .serious ? 1.3 : 1)
                     let key = VisitPools.Key(screen: screen.name, workFactor: factor, slownessClass: VisitPools.slownessClass(slowness),
                                              refreshRate: device.model.maxRefreshRate, lowPower: lowPower)
-                    let visit = pools.visit(for: key, screen: screen, &random)
+                    var visit = pools.visit(for: key, screen: screen, &random)
+                    if let interval = screen.stallInterval {
+                        // Stalls are drawn per visit (not pooled), so hangs vary the way they do on real devices.
+                        let refresh = lowPower || device.model.maxRefreshRate <= 60 ? 60 : device.model.maxRefreshRate
+                        for _ in 0..<poisson(mean: visit.duration / interval, &random) {
+                            let length = 0.3 + 0.1 * Double(Int(random.unit() * 4))
+                            visit.report.merge(VisitPools.stallReport(length: length, refreshRate: refresh))
+                            visit.hangs.append(HangRecord(offset: random.unit() * visit.duration, duration: length))
+                            visit.duration += length
+                        }
+                        visit.hangs.sort { $0.offset < $1.offset }
+                    }
                     let memory = 90e6 + 60e6 * random.unit()
                     events.append(ScreenVisitEvent(
                         screen: screen.name, startedAt: ISO8601.format(unixSeconds: clock), duration: visit.duration,
@@ -215,7 +237,17 @@ struct VisitPools {
         var hangs: [HangRecord]
     }
 
-    static let visitsPerPool = 10
+    static let visitsPerPool = 24
+
+    /// The report of one frame that took `length` seconds on a display at `refreshRate` Hz:
+    /// what a main-thread stall adds to a visit.
+    static func stallReport(length: Double, refreshRate: Int) -> FrameReport {
+        let refresh = 1 / Double(refreshRate)
+        let interval = FrameInterval(previousTimestamp: 0, previousTarget: refresh, timestamp: length)
+        var accumulator = FrameAccumulator(configuration: AnalyzerConfiguration(), tracksWindows: false)
+        accumulator.record(FrameSample(interval, start: 0, refreshRate: refreshRate), endingAt: length)
+        return accumulator.report()
+    }
     let seed: UInt64
     var pools: [Key: [Visit]] = [:]
 
@@ -244,7 +276,7 @@ struct VisitPools {
             let visitSeed = seed ^ keyHash &* 0x9E37_79B9 &+ UInt64(index)
             let length = 12 + Double(index % 5) * 4
             var workload = SyntheticWorkload(profile: profile, duration: length, idleLength: 1.5, scrollLength: 2.5,
-                                             stallInterval: screen.stallInterval, stallLength: 0.3 + 0.1 * Double(index % 4), seed: visitSeed)
+                                             stallInterval: nil, seed: visitSeed)
             let recording = PipelineSimulator(display: display, lowPower: key.lowPower, timestampJitter: 0.03, seed: visitSeed).run(&workload)
             let report = recording.analyze()
             let begin = recording.ticks.first?.timestamp ?? 0

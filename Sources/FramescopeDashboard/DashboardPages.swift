@@ -1,0 +1,430 @@
+import Foundation
+import FramescopeCollector
+import FramescopeCore
+import Mustache
+
+/// Builds the dashboard's pages from the collector's queries and renders them with the
+/// Mustache templates in `Resources/templates`.
+///
+/// Every number on a page comes from ``CollectorQueries`` or ``CollectorStore/aggregate(app:query:)``,
+/// the same calls the query API answers from, and is printed with ``formatFigure(_:unit:)``.
+public struct DashboardPages: Sendable {
+    /// The store read from.
+    public let store: any CollectorStore
+    let queries: CollectorQueries
+    let library: MustacheLibrary
+    let css: String
+    let script: String
+
+    /// Loads the templates, stylesheet and script from the module's resources.
+    public init(store: any CollectorStore) throws {
+        self.store = store
+        queries = CollectorQueries(store: store)
+        guard let templates = Bundle.module.url(forResource: "templates", withExtension: nil),
+              let cssURL = Bundle.module.url(forResource: "dashboard", withExtension: "css"),
+              let jsURL = Bundle.module.url(forResource: "dashboard", withExtension: "js") else {
+            throw DashboardError("the dashboard's resources are missing from the bundle")
+        }
+        var library = MustacheLibrary()
+        for name in ["layout", "filters", "sign-in", "overview", "screens", "screen", "compare"] {
+            let text = try String(contentsOf: templates.appendingPathComponent("\(name).mustache"), encoding: .utf8)
+            try library.register(MustacheTemplate(string: text), named: name)
+        }
+        self.library = library
+        css = try String(contentsOf: cssURL, encoding: .utf8)
+        script = try String(contentsOf: jsURL, encoding: .utf8)
+    }
+
+    // MARK: Chrome shared by every page
+
+    struct Option { var value: String; var label: String; var selected: Bool }
+    struct Hidden { var name: String; var value: String }
+    struct Select { var name: String; var label: String; var options: [Option] }
+
+    struct Chrome {
+        var title: String
+        var app: String
+        var appName: String
+        var css: String
+        var script: String
+        var overviewLink: String
+        var screensLink: String
+        var compareLink: String
+        var isOverview = false
+        var isScreens = false
+        var isCompare = false
+        var action: String
+        var selects: [Select]
+        var hidden: [Hidden]
+        var rangeText: String
+    }
+
+    func chrome(title: String, app: String, filters: DashboardFilters, now: Double, action: String, hidden: [Hidden] = []) async throws -> Chrome {
+        let (from, to) = filters.range(now: now)
+        let name = try await store.apps().first { $0.app == app }?.name ?? app
+        var selects = [
+            Select(name: "days", label: "Range", options: DashboardFilters.dayChoices.map {
+                Option(value: String($0), label: $0 == 1 ? "last 24 hours" : "last \($0) days", selected: $0 == filters.days)
+            }),
+            Select(name: "interval", label: "Trend by", options: [
+                Option(value: "day", label: "day", selected: filters.interval == .day),
+                Option(value: "hour", label: "hour (up to 14 days)", selected: filters.interval == .hour),
+            ]),
+        ]
+        let dimensions: [(RollupDimension, String, String?)] = [
+            (.appVersion, "App version", filters.appVersion), (.osVersion, "OS version", filters.osVersion),
+            (.deviceModel, "Device", filters.deviceModel), (.network, "Network", filters.network),
+            (.lowPower, "Low-power mode", filters.lowPower.map(String.init)),
+        ]
+        for (dimension, label, current) in dimensions {
+            let values = try await store.dimensionValues(app: app, dimension: dimension, from: from, to: to)
+            var options = [Option(value: "", label: "all", selected: current == nil)]
+            for value in Set(values + [current].compactMap { $0 }).sorted() {
+                let text = dimension == .lowPower ? (value == "true" ? "on" : "off") : value
+                options.append(Option(value: value, label: text, selected: value == current))
+            }
+            selects.append(Select(name: dimension.rawValue, label: label, options: options))
+        }
+        let base = "/dashboard/apps/\(percentEncode(app))"
+        let query = filters.queryString()
+        return Chrome(title: title, app: app, appName: name, css: css, script: script,
+                      overviewLink: base + query, screensLink: base + "/screens" + query, compareLink: base + "/compare" + query,
+                      action: action, selects: selects, hidden: hidden,
+                      rangeText: "\(ISO8601.format(unixSeconds: from).prefix(16).replacingOccurrences(of: "T", with: " ")) to \(ISO8601.format(unixSeconds: to).prefix(16).replacingOccurrences(of: "T", with: " ")) UTC")
+    }
+
+    // MARK: Figures
+
+    /// The figures shown in tiles and tables, in order.
+    static let figures: [(VisitMetric, String)] = [
+        (.hitchRatio, "Hitch ratio"), (.motionHitchRatio, "Hitch ratio in motion"), (.hangRate, "Hang rate"),
+        (.averageFPS, "Average FPS"), (.frozenFramesPerThousand, "Frozen frames"),
+    ]
+
+    struct Tile {
+        var metric: String
+        var name: String
+        var value: String
+        var raw: String
+        var band: String?
+        var bandWord: String?
+        var median: String
+        var p90: String
+        var visits: String
+    }
+
+    func tiles(_ rollup: RollupValue) -> [Tile] {
+        Self.figures.map { metric, name in
+            let value = QueryFigure(metric).value(of: rollup)
+            let statistics = rollup.statistics[metric]
+            let band = metric == .hitchRatio || metric == .motionHitchRatio ? HitchBand(hitchRatio: value) : nil
+            return Tile(metric: metric.rawValue, name: name, value: formatFigure(value, unit: metric.unit), raw: value.map { String($0) } ?? "",
+                        band: band?.rawValue, bandWord: band?.rawValue,
+                        median: formatFigure(statistics.visitValue(atQuantile: 0.5), unit: metric.unit),
+                        p90: formatFigure(statistics.visitValue(atQuantile: 0.9), unit: metric.unit),
+                        visits: groupThousands(statistics.visits))
+        }
+    }
+
+    struct Chart { var id: String; var heading: String; var svg: String }
+
+    func bucketLabels(_ query: ScreenQuery, interval: BucketInterval) -> [Double] {
+        var starts: [Double] = []
+        var start = Double(Int64((query.from / interval.seconds).rounded(.down))) * interval.seconds
+        while start < query.to {
+            starts.append(start)
+            start += interval.seconds
+        }
+        return starts
+    }
+
+    static func label(_ start: Double, interval: BucketInterval) -> String {
+        let text = ISO8601.format(unixSeconds: start)
+        return interval == .day ? String(text.dropFirst(5).prefix(5)) : String(text.dropFirst(5).prefix(11)).replacingOccurrences(of: "T", with: " ")
+    }
+
+    /// Trend charts of `figures` from one time-bucketed aggregate.
+    func trendCharts(app: String, query: ScreenQuery, interval: BucketInterval, idPrefix: String,
+                     charts: [(String, String, [(String, QueryFigure)], Bool)]) async throws -> [Chart] {
+        let groups = try await store.aggregate(app: app, query: AggregateQuery(filter: query, interval: interval))
+        var byStart: [Double: RollupValue] = [:]
+        for group in groups { if let start = group.bucketStart { byStart[start] = group.rollup } }
+        let starts = bucketLabels(query, interval: interval)
+        let labels = starts.map { Self.label($0, interval: interval) }
+        return charts.map { id, heading, lines, thresholds in
+            let series = lines.map { name, figure in
+                LineChart.Series(name: name, values: starts.map { byStart[$0].flatMap(figure.value(of:)) })
+            }
+            let chart = LineChart(title: heading, unit: lines.first?.1.unit ?? "", labels: labels, series: series,
+                                  thresholds: thresholds ? [.init(value: 5, label: "warning"), .init(value: 10, label: "critical")] : [])
+            return Chart(id: idPrefix + id, heading: heading, svg: chart.hasData ? chart.svg() : "")
+        }
+    }
+
+    // MARK: Overview
+
+    struct VersionRow { var version: String; var link: String; var visits: String; var cells: [Cell] }
+    struct Cell { var metric: String; var text: String; var raw: String; var band: String? }
+
+    struct OverviewPage {
+        var page: Chrome
+        var hasData: Bool
+        var basis: String
+        var tiles: [Tile]
+        var charts: [Chart]
+        var versionBars: String
+        var versions: [VersionRow]
+        var headers: [String]
+    }
+
+    /// The overview: tiles with Σ/Σ value, median and p90; trends; the split by app version.
+    public func overview(app: String, filters: DashboardFilters, now: Double) async throws -> String {
+        let query = filters.query(now: now)
+        let base = "/dashboard/apps/\(percentEncode(app))"
+        var chrome = try await chrome(title: "Overview", app: app, filters: filters, now: now, action: base)
+        chrome.isOverview = true
+        let total = try await store.aggregate(app: app, query: AggregateQuery(filter: query)).first?.rollup ?? RollupValue()
+        let charts = try await trendCharts(app: app, query: query, interval: filters.interval, idPrefix: "trend-", charts: [
+            ("hitch", "Hitch ratio", [("whole visit", QueryFigure(.hitchRatio)), ("in motion", QueryFigure(.motionHitchRatio))], true),
+            ("hang", "Hang rate", [("hang rate", QueryFigure(.hangRate))], false),
+            ("fps", "Average FPS", [("average FPS", QueryFigure(.averageFPS))], false),
+            ("frozen", "Frozen frames per 1 000 frames", [("frozen frames", QueryFigure(.frozenFramesPerThousand))], false),
+        ])
+        let byVersion = try await store.aggregate(app: app, query: AggregateQuery(filter: query, dimension: .appVersion))
+        let versions = byVersion.map { group in
+            VersionRow(version: group.dimensionValue ?? "", link: base + "/screens" + filtersFixing(filters, appVersion: group.dimensionValue),
+                       visits: groupThousands(group.visits), cells: cells(group.rollup))
+        }
+        let bars = BarList(bars: byVersion.map { BarList.Bar(label: $0.dimensionValue ?? "", value: QueryFigure(.hitchRatio).value(of: $0.rollup),
+                                                             basis: "\(groupThousands($0.visits)) visits") },
+                           unit: "ms/s", title: "Hitch ratio by app version")
+        let page = OverviewPage(page: chrome, hasData: total.visits > 0,
+                                basis: "\(groupThousands(total.visits)) screen visits and \(groupThousands(total.report.frames)) frames",
+                                tiles: tiles(total), charts: charts, versionBars: byVersion.isEmpty ? "" : bars.svg(), versions: versions,
+                                headers: Self.figures.map { "\($0.1) (\($0.0.unit))" })
+        return library.render(page, withTemplate: "overview") ?? ""
+    }
+
+    func filtersFixing(_ filters: DashboardFilters, appVersion: String?) -> String {
+        var copy = filters
+        copy.appVersion = appVersion
+        return copy.queryString()
+    }
+
+    func cells(_ rollup: RollupValue) -> [Cell] {
+        Self.figures.map { metric, _ in
+            let value = QueryFigure(metric).value(of: rollup)
+            let band = metric == .hitchRatio || metric == .motionHitchRatio ? HitchBand(hitchRatio: value) : nil
+            return Cell(metric: metric.rawValue, text: formatFigure(value) + (band.map { " · \($0.rawValue)" } ?? ""), raw: value.map { String($0) } ?? "", band: band?.rawValue)
+        }
+    }
+
+    // MARK: Screens
+
+    struct ScreenRow {
+        var screen: String
+        var link: String
+        var visits: String
+        var visitsRaw: Int
+        var frames: String
+        var cells: [Cell]
+        var p95: String
+        var p95Raw: String
+        var sparkline: String
+    }
+
+    struct SortOption { var value: String; var label: String; var selected: Bool }
+
+    struct ScreensPage {
+        var page: Chrome
+        var hasData: Bool
+        var rows: [ScreenRow]
+        var headers: [Header]
+        var sortLabel: String
+    }
+
+    struct Header { var key: String; var label: String }
+
+    /// The screens table, worst first by `sort` (a figure name; hitch ratio by default).
+    public func screens(app: String, filters: DashboardFilters, sort: String?, now: Double) async throws -> String {
+        let query = filters.query(now: now)
+        let base = "/dashboard/apps/\(percentEncode(app))"
+        let figure = sort.flatMap(QueryFigure.init(name:)) ?? QueryFigure(.hitchRatio)
+        var chrome = try await chrome(title: "Screens", app: app, filters: filters, now: now, action: base + "/screens",
+                                      hidden: [Hidden(name: "sort", value: figure.name)])
+        chrome.isScreens = true
+        let ranked = try await queries.worstScreens(app: app, query: query, figure: figure, limit: 1000, minimumVisits: 0)
+        let groups = try await store.aggregate(app: app, query: AggregateQuery(filter: query, byScreen: true))
+        var byScreen: [String: RollupValue] = [:]
+        for group in groups { byScreen[group.screen ?? ""] = group.rollup }
+        let daily = try await store.aggregate(app: app, query: AggregateQuery(filter: query, byScreen: true, interval: .day))
+        var trend: [String: [Double: RollupValue]] = [:]
+        for group in daily { trend[group.screen ?? "", default: [:]][group.bucketStart ?? 0] = group.rollup }
+        let starts = bucketLabels(query, interval: .day)
+        let rankedNames = ranked.screens.map(\.screen)
+        let order = rankedNames + byScreen.keys.filter { !rankedNames.contains($0) }.sorted()
+        let rows = order.compactMap { name -> ScreenRow? in
+            guard let rollup = byScreen[name] else { return nil }
+            let p95 = rollup.report.frameDuration(atQuantile: 0.95).map { $0 * 1000 }
+            let values = starts.map { trend[name]?[$0].flatMap(QueryFigure(.hitchRatio).value(of:)) }
+            return ScreenRow(screen: name, link: base + "/screens/" + percentEncode(name) + filters.queryString(), visits: groupThousands(rollup.visits),
+                             visitsRaw: rollup.visits, frames: groupThousands(rollup.report.frames), cells: cells(rollup),
+                             p95: formatFigure(p95), p95Raw: p95.map { String($0) } ?? "", sparkline: Sparkline(values: values, unit: "ms/s").svg())
+        }
+        let headers = Self.figures.map { Header(key: $0.0.rawValue, label: "\($0.1) (\($0.0.unit))") }
+        let page = ScreensPage(page: chrome, hasData: !rows.isEmpty, rows: rows, headers: headers,
+                               sortLabel: "\(figure.name) (\(figure.unit)), \(figure.higherIsWorse == false ? "lowest" : "highest") first")
+        return library.render(page, withTemplate: "screens") ?? ""
+    }
+
+    // MARK: Screen detail
+
+    struct Breakdown { var id: String; var heading: String; var svg: String }
+    struct Marker { var name: String; var value: String }
+
+    struct ScreenPage {
+        var page: Chrome
+        var screen: String
+        var hasData: Bool
+        var basis: String
+        var tiles: [Tile]
+        var charts: [Chart]
+        var distribution: String
+        var markers: [Marker]
+        var breakdowns: [Breakdown]
+    }
+
+    /// One screen: tiles, trends of every figure, the frame-duration distribution, and
+    /// breakdowns by each dimension and by refresh rate.
+    public func screen(app: String, screen name: String, filters: DashboardFilters, now: Double) async throws -> String {
+        let query = filters.query(now: now, screen: name)
+        let base = "/dashboard/apps/\(percentEncode(app))"
+        var chrome = try await chrome(title: name, app: app, filters: filters, now: now, action: base + "/screens/" + percentEncode(name))
+        chrome.isScreens = true
+        let total = try await store.aggregate(app: app, query: AggregateQuery(filter: query)).first?.rollup ?? RollupValue()
+        let charts = try await trendCharts(app: app, query: query, interval: filters.interval, idPrefix: "trend-", charts: [
+            ("hitch", "Hitch ratio", [("whole visit", QueryFigure(.hitchRatio)), ("in motion", QueryFigure(.motionHitchRatio))], true),
+            ("hang", "Hang rate", [("hang rate", QueryFigure(.hangRate))], false),
+            ("fps", "Average FPS", [("average FPS", QueryFigure(.averageFPS))], false),
+            ("frozen", "Frozen frames per 1 000 frames", [("frozen frames", QueryFigure(.frozenFramesPerThousand))], false),
+            ("p95", "95th-percentile frame duration", [("p95", QueryFigure(report: .frameDurationP95))], false),
+            ("stability", "Frame-rate stability", [("stability", QueryFigure(report: .stability))], false),
+        ])
+        var breakdowns: [Breakdown] = []
+        for (dimension, heading) in [(RollupDimension.appVersion, "App version"), (.osVersion, "OS version"), (.deviceModel, "Device model"),
+                                     (.network, "Network"), (.lowPower, "Low-power mode")] {
+            let groups = try await store.aggregate(app: app, query: AggregateQuery(filter: query, dimension: dimension))
+            let bars = groups.map { group in
+                BarList.Bar(label: dimension == .lowPower ? (group.dimensionValue == "true" ? "on" : "off") : group.dimensionValue ?? "",
+                            value: QueryFigure(.hitchRatio).value(of: group.rollup), basis: "\(groupThousands(group.visits)) visits")
+            }
+            if !bars.isEmpty {
+                breakdowns.append(Breakdown(id: "by-\(dimension.rawValue)", heading: "Hitch ratio by \(heading.lowercased())",
+                                            svg: BarList(bars: bars, unit: "ms/s", title: "Hitch ratio by \(heading.lowercased())").svg()))
+            }
+        }
+        let rates = total.report.refreshRates.entries.map { entry in
+            BarList.Bar(label: "\(entry.key) Hz", value: Double(entry.count) / Double(max(total.report.frames, 1)) * 100,
+                        basis: "\(groupThousands(entry.count)) frames")
+        }
+        if !rates.isEmpty {
+            breakdowns.append(Breakdown(id: "by-refreshRate", heading: "Frames by refresh rate (ProMotion runs at 120 Hz, 60 Hz when capped by low-power mode)",
+                                        svg: BarList(bars: rates, unit: "%", title: "Share of frames by refresh rate").svg()))
+        }
+        let markers = [("p50", 0.5), ("p90", 0.9), ("p95", 0.95), ("p99", 0.99)].map { name, q in
+            Marker(name: name, value: formatFigure(total.report.frameDuration(atQuantile: q).map { $0 * 1000 }, unit: "ms"))
+        }
+        let page = ScreenPage(page: chrome, screen: name, hasData: total.visits > 0,
+                              basis: "\(groupThousands(total.visits)) screen visits and \(groupThousands(total.report.frames)) frames",
+                              tiles: tiles(total), charts: charts,
+                              distribution: DurationDistributionChart(histogram: total.report.frameDurations).svg(), markers: markers, breakdowns: breakdowns)
+        return library.render(page, withTemplate: "screen") ?? ""
+    }
+
+    // MARK: Compare
+
+    struct ChangeCell { var metric: String; var baseline: String; var candidate: String; var change: String; var interval: String; var verdict: String; var verdictWord: String }
+    struct CompareRow { var screen: String; var link: String; var verdict: String; var verdictWord: String; var cells: [ChangeCell] }
+
+    struct ComparePage {
+        var page: Chrome
+        var hasVersions: Bool
+        var baselineOptions: [Option]
+        var candidateOptions: [Option]
+        var baseline: String
+        var candidate: String
+        var hasData: Bool
+        var rows: [CompareRow]
+        var headers: [String]
+        var regressed: Int
+        var improved: Int
+    }
+
+    static func verdictWord(_ verdict: Verdict) -> String {
+        switch verdict {
+        case .regressed: "regressed"
+        case .improved: "improved"
+        case .noSignificantChange: "no significant change"
+        }
+    }
+
+    /// Per screen, each figure's change from `baseline` to `candidate` with its interval
+    /// and verdict, regressions first. Without a choice, the two newest versions.
+    public func compare(app: String, filters: DashboardFilters, baseline: String?, candidate: String?, now: Double) async throws -> String {
+        var unfiltered = filters
+        unfiltered.appVersion = nil
+        let query = unfiltered.query(now: now)
+        let base = "/dashboard/apps/\(percentEncode(app))"
+        let versions = try await store.dimensionValues(app: app, dimension: .appVersion, from: query.from, to: query.to)
+            .sorted { $0.compare($1, options: .numeric) == .orderedAscending }
+        let chosenCandidate = candidate.flatMap { versions.contains($0) ? $0 : nil } ?? versions.last ?? ""
+        let chosenBaseline = baseline.flatMap { versions.contains($0) ? $0 : nil }
+            ?? versions.last { $0 != chosenCandidate && $0.compare(chosenCandidate, options: .numeric) == .orderedAscending } ?? versions.first ?? ""
+        var chrome = try await chrome(title: "Compare versions", app: app, filters: unfiltered, now: now, action: base + "/compare",
+                                      hidden: [Hidden(name: "baseline", value: chosenBaseline), Hidden(name: "candidate", value: chosenCandidate)])
+        chrome.isCompare = true
+        chrome.selects.removeAll { $0.name == RollupDimension.appVersion.rawValue }
+        var rows: [CompareRow] = []
+        if !versions.isEmpty, chosenBaseline != chosenCandidate {
+            let comparison = try await queries.compare(app: app, query: query, baseline: chosenBaseline, candidate: chosenCandidate)
+            rows = comparison.screens.map { screen in
+                CompareRow(screen: screen.screen, link: base + "/screens/" + percentEncode(screen.screen) + unfiltered.queryString(),
+                           verdict: screen.verdict.rawValue, verdictWord: Self.verdictWord(screen.verdict),
+                           cells: screen.metrics.map { change in
+                    let relative = change.relativeChange.map { String(format: "%+.0f %%", $0 * 100) } ?? ""
+                    let interval = (change.changeLow.flatMap { low in change.changeHigh.map { (low, $0) } })
+                        .map { "95 % interval \(formatFigure($0.0)) to \(formatFigure($0.1)) \(change.unit)" } ?? "too little data for an interval"
+                    return ChangeCell(metric: change.metric, baseline: formatFigure(change.baseline), candidate: formatFigure(change.candidate),
+                                      change: change.change.map { (($0 >= 0 ? "+" : "") + formatFigure($0, unit: change.unit)) + (relative.isEmpty ? "" : " (\(relative))") } ?? "–",
+                                      interval: interval, verdict: change.verdict.rawValue, verdictWord: Self.verdictWord(change.verdict))
+                })
+            }
+        }
+        let page = ComparePage(page: chrome, hasVersions: versions.count >= 2,
+                               baselineOptions: versions.map { Option(value: $0, label: $0, selected: $0 == chosenBaseline) },
+                               candidateOptions: versions.map { Option(value: $0, label: $0, selected: $0 == chosenCandidate) },
+                               baseline: chosenBaseline, candidate: chosenCandidate, hasData: !rows.isEmpty, rows: rows,
+                               headers: Self.figures.map { "\($0.1) (\($0.0.unit))" },
+                               regressed: rows.filter { $0.verdict == "regressed" }.count, improved: rows.filter { $0.verdict == "improved" }.count)
+        return library.render(page, withTemplate: "compare") ?? ""
+    }
+
+    // MARK: Sign-in
+
+    struct SignInPage { var css: String; var error: String?; var next: String }
+
+    /// The sign-in form, with `error` above it when the last attempt failed.
+    public func signIn(error: String?, next: String) -> String {
+        library.render(SignInPage(css: css, error: error, next: next), withTemplate: "sign-in") ?? ""
+    }
+}
+
+/// The dashboard cannot start (its resources are missing).
+public struct DashboardError: Error, CustomStringConvertible {
+    /// What is wrong.
+    public var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
