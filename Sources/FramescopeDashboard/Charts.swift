@@ -164,10 +164,10 @@ public struct DurationDistributionChart: Sendable {
     }
 
     /// The chart as an `<svg>`; empty when the histogram is.
-    public func svg(width: Double = 640, height: Double = 220) -> String {
+    public func svg(width: Double = 1000, height: Double = 280) -> String {
         let bins = bins()
         guard let first = bins.first, let last = bins.last else { return "" }
-        let left = 48.0, right = 12.0, top = 30.0, bottom = 30.0
+        let left = 48.0, right = 150.0, top = 20.0, bottom = 30.0
         let plotWidth = width - left - right, plotHeight = height - top - bottom
         let maximum = (bins.map(\.share).max() ?? 1) * 100 * 1.1
         let ticks = niceTicks(maximum: maximum)
@@ -196,7 +196,9 @@ public struct DurationDistributionChart: Sendable {
         for (index, (name, quantile)) in [("p50", 0.5), ("p90", 0.9), ("p95", 0.95), ("p99", 0.99)].enumerated() {
             guard let seconds = histogram.value(atQuantile: quantile) else { continue }
             let ms = min(max(seconds * 1000, first.low), last.high)
-            out += #"<g class="marker" data-quantile="\#(name)" data-ms="\#(seconds * 1000)"><line x1="\#(coordinate(x(ms)))" x2="\#(coordinate(x(ms)))" y1="\#(coordinate(top - 4))" y2="\#(coordinate(y(0)))"/><text x="\#(coordinate(x(ms) + 3))" y="\#(coordinate(top - 6 + Double(index % 2) * 10))">\#(name) \#(formatFigure(seconds * 1000, unit: "ms"))</text><title>\#(name): \#(formatFigure(seconds * 1000, unit: "ms"))</title></g>"#
+            // The line at the value; its label in a legend column at the right, one row per percentile.
+            let labelY = top + 14 + Double(index) * 16
+            out += #"<g class="marker" data-quantile="\#(name)" data-ms="\#(seconds * 1000)"><line x1="\#(coordinate(x(ms)))" x2="\#(coordinate(x(ms)))" y1="\#(coordinate(top))" y2="\#(coordinate(y(0)))"/><text x="\#(coordinate(width - right + 12))" y="\#(coordinate(labelY))">\#(name) \#(formatFigure(seconds * 1000, unit: "ms"))</text><title>\#(name): \#(formatFigure(seconds * 1000, unit: "ms"))</title></g>"#
         }
         return out + "</svg>"
     }
@@ -222,10 +224,10 @@ public struct BarList: Sendable {
     public var title: String
 
     /// The list as an `<svg>`, 22 units per bar.
-    public func svg(width: Double = 640) -> String {
+    public func svg(width: Double = 1000) -> String {
         let height = Double(bars.count) * 22 + 8
         let maximum = bars.compactMap(\.value).max() ?? 0
-        let labelWidth = 150.0, valueWidth = 190.0
+        let labelWidth = 150.0, valueWidth = 260.0
         let barSpace = width - labelWidth - valueWidth
         var out = #"<svg class="chart bar-list" viewBox="0 0 \#(coordinate(width)) \#(coordinate(height))" role="img" aria-label="\#(escapeMarkup(title))" xmlns="http://www.w3.org/2000/svg"><title>\#(escapeMarkup(title))</title>"#
         for (index, bar) in bars.enumerated() {

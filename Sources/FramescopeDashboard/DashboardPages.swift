@@ -101,6 +101,9 @@ public struct DashboardPages: Sendable {
         (.averageFPS, "Average FPS"), (.frozenFramesPerThousand, "Frozen frames"),
     ]
 
+    /// Table headings of ``figures``, with units.
+    static let columnHeaders = ["Hitch ratio (ms/s)", "In motion (ms/s)", "Hang rate (s/h)", "Average FPS", "Frozen per 1 000 frames"]
+
     struct Tile {
         var metric: String
         var name: String
@@ -143,21 +146,36 @@ public struct DashboardPages: Sendable {
         return interval == .day ? String(text.dropFirst(5).prefix(5)) : String(text.dropFirst(5).prefix(11)).replacingOccurrences(of: "T", with: " ")
     }
 
-    /// Trend charts of `figures` from one time-bucketed aggregate.
-    func trendCharts(app: String, query: ScreenQuery, interval: BucketInterval, idPrefix: String,
-                     charts: [(String, String, [(String, QueryFigure)], Bool)]) async throws -> [Chart] {
+    /// One trend chart: its lines, and how its values are shown (`scale` × value in `unit`).
+    struct TrendSpec {
+        var id: String
+        var heading: String
+        var lines: [(String, QueryFigure)]
+        var thresholds = false
+        var scale = 1.0
+        var unit: String? = nil
+    }
+
+    static let hitchTrend = TrendSpec(id: "hitch", heading: "Hitch ratio",
+                                      lines: [("whole visit", QueryFigure(.hitchRatio)), ("in motion", QueryFigure(.motionHitchRatio))], thresholds: true)
+    static let hangTrend = TrendSpec(id: "hang", heading: "Hang rate", lines: [("hang rate", QueryFigure(.hangRate))])
+    static let fpsTrend = TrendSpec(id: "fps", heading: "Average FPS", lines: [("average FPS", QueryFigure(.averageFPS))])
+    static let frozenTrend = TrendSpec(id: "frozen", heading: "Frozen frames per 1 000 frames", lines: [("frozen frames", QueryFigure(.frozenFramesPerThousand))])
+
+    /// Trend charts from one time-bucketed aggregate.
+    func trendCharts(app: String, query: ScreenQuery, interval: BucketInterval, idPrefix: String, charts: [TrendSpec]) async throws -> [Chart] {
         let groups = try await store.aggregate(app: app, query: AggregateQuery(filter: query, interval: interval))
         var byStart: [Double: RollupValue] = [:]
         for group in groups { if let start = group.bucketStart { byStart[start] = group.rollup } }
         let starts = bucketLabels(query, interval: interval)
         let labels = starts.map { Self.label($0, interval: interval) }
-        return charts.map { id, heading, lines, thresholds in
-            let series = lines.map { name, figure in
-                LineChart.Series(name: name, values: starts.map { byStart[$0].flatMap(figure.value(of:)) })
+        return charts.map { spec in
+            let series = spec.lines.map { name, figure in
+                LineChart.Series(name: name, values: starts.map { byStart[$0].flatMap(figure.value(of:)).map { $0 * spec.scale } })
             }
-            let chart = LineChart(title: heading, unit: lines.first?.1.unit ?? "", labels: labels, series: series,
-                                  thresholds: thresholds ? [.init(value: 5, label: "warning"), .init(value: 10, label: "critical")] : [])
-            return Chart(id: idPrefix + id, heading: heading, svg: chart.hasData ? chart.svg() : "")
+            let chart = LineChart(title: spec.heading, unit: spec.unit ?? spec.lines.first?.1.unit ?? "", labels: labels, series: series,
+                                  thresholds: spec.thresholds ? [.init(value: 5, label: "warning"), .init(value: 10, label: "critical")] : [])
+            return Chart(id: idPrefix + spec.id, heading: spec.heading, svg: chart.hasData ? chart.svg() : "")
         }
     }
 
@@ -184,12 +202,8 @@ public struct DashboardPages: Sendable {
         var chrome = try await chrome(title: "Overview", app: app, filters: filters, now: now, action: base)
         chrome.isOverview = true
         let total = try await store.aggregate(app: app, query: AggregateQuery(filter: query)).first?.rollup ?? RollupValue()
-        let charts = try await trendCharts(app: app, query: query, interval: filters.interval, idPrefix: "trend-", charts: [
-            ("hitch", "Hitch ratio", [("whole visit", QueryFigure(.hitchRatio)), ("in motion", QueryFigure(.motionHitchRatio))], true),
-            ("hang", "Hang rate", [("hang rate", QueryFigure(.hangRate))], false),
-            ("fps", "Average FPS", [("average FPS", QueryFigure(.averageFPS))], false),
-            ("frozen", "Frozen frames per 1 000 frames", [("frozen frames", QueryFigure(.frozenFramesPerThousand))], false),
-        ])
+        let charts = try await trendCharts(app: app, query: query, interval: filters.interval, idPrefix: "trend-",
+                                           charts: [Self.hitchTrend, Self.hangTrend, Self.fpsTrend, Self.frozenTrend])
         let byVersion = try await store.aggregate(app: app, query: AggregateQuery(filter: query, dimension: .appVersion))
         let versions = byVersion.map { group in
             VersionRow(version: group.dimensionValue ?? "", link: base + "/screens" + filtersFixing(filters, appVersion: group.dimensionValue),
@@ -201,7 +215,7 @@ public struct DashboardPages: Sendable {
         let page = OverviewPage(page: chrome, hasData: total.visits > 0,
                                 basis: "\(groupThousands(total.visits)) screen visits and \(groupThousands(total.report.frames)) frames",
                                 tiles: tiles(total), charts: charts, versionBars: byVersion.isEmpty ? "" : bars.svg(), versions: versions,
-                                headers: Self.figures.map { "\($0.1) (\($0.0.unit))" })
+                                headers: Self.columnHeaders)
         return library.render(page, withTemplate: "overview") ?? ""
     }
 
@@ -271,7 +285,7 @@ public struct DashboardPages: Sendable {
                              visitsRaw: rollup.visits, frames: groupThousands(rollup.report.frames), cells: cells(rollup),
                              p95: formatFigure(p95), p95Raw: p95.map { String($0) } ?? "", sparkline: Sparkline(values: values, unit: "ms/s").svg())
         }
-        let headers = Self.figures.map { Header(key: $0.0.rawValue, label: "\($0.1) (\($0.0.unit))") }
+        let headers = zip(Self.figures, Self.columnHeaders).map { Header(key: $0.0.0.rawValue, label: $0.1) }
         let page = ScreensPage(page: chrome, hasData: !rows.isEmpty, rows: rows, headers: headers,
                                sortLabel: "\(figure.name) (\(figure.unit)), \(figure.higherIsWorse == false ? "lowest" : "highest") first")
         return library.render(page, withTemplate: "screens") ?? ""
@@ -303,16 +317,14 @@ public struct DashboardPages: Sendable {
         chrome.isScreens = true
         let total = try await store.aggregate(app: app, query: AggregateQuery(filter: query)).first?.rollup ?? RollupValue()
         let charts = try await trendCharts(app: app, query: query, interval: filters.interval, idPrefix: "trend-", charts: [
-            ("hitch", "Hitch ratio", [("whole visit", QueryFigure(.hitchRatio)), ("in motion", QueryFigure(.motionHitchRatio))], true),
-            ("hang", "Hang rate", [("hang rate", QueryFigure(.hangRate))], false),
-            ("fps", "Average FPS", [("average FPS", QueryFigure(.averageFPS))], false),
-            ("frozen", "Frozen frames per 1 000 frames", [("frozen frames", QueryFigure(.frozenFramesPerThousand))], false),
-            ("p95", "95th-percentile frame duration", [("p95", QueryFigure(report: .frameDurationP95))], false),
-            ("stability", "Frame-rate stability", [("stability", QueryFigure(report: .stability))], false),
+            Self.hitchTrend, Self.hangTrend, Self.fpsTrend, Self.frozenTrend,
+            TrendSpec(id: "p95", heading: "95th-percentile frame duration", lines: [("p95", QueryFigure(report: .frameDurationP95))], scale: 1000, unit: "ms"),
+            TrendSpec(id: "stability", heading: "Frame-rate stability (FPS windows within ±20 % of the average)",
+                      lines: [("stability", QueryFigure(report: .stability))], scale: 100, unit: "%"),
         ])
         var breakdowns: [Breakdown] = []
-        for (dimension, heading) in [(RollupDimension.appVersion, "App version"), (.osVersion, "OS version"), (.deviceModel, "Device model"),
-                                     (.network, "Network"), (.lowPower, "Low-power mode")] {
+        for (dimension, heading) in [(RollupDimension.appVersion, "app version"), (.osVersion, "OS version"), (.deviceModel, "device model"),
+                                     (.network, "network"), (.lowPower, "low-power mode")] {
             let groups = try await store.aggregate(app: app, query: AggregateQuery(filter: query, dimension: dimension))
             let bars = groups.map { group in
                 BarList.Bar(label: dimension == .lowPower ? (group.dimensionValue == "true" ? "on" : "off") : group.dimensionValue ?? "",
@@ -320,7 +332,7 @@ public struct DashboardPages: Sendable {
             }
             if !bars.isEmpty {
                 breakdowns.append(Breakdown(id: "by-\(dimension.rawValue)", heading: "Hitch ratio by \(heading.lowercased())",
-                                            svg: BarList(bars: bars, unit: "ms/s", title: "Hitch ratio by \(heading.lowercased())").svg()))
+                                                        svg: BarList(bars: bars, unit: "ms/s", title: "Hitch ratio by \(heading.lowercased())").svg()))
             }
         }
         let rates = total.report.refreshRates.entries.map { entry in
@@ -356,8 +368,12 @@ public struct DashboardPages: Sendable {
         var hasData: Bool
         var rows: [CompareRow]
         var headers: [String]
-        var regressed: Int
-        var improved: Int
+        var summary: String
+    }
+
+    static func summary(regressed: Int, improved: Int) -> String {
+        func screens(_ count: Int) -> String { count == 1 ? "1 screen" : "\(count) screens" }
+        return "\(screens(regressed)) regressed, \(screens(improved)) improved"
     }
 
     static func verdictWord(_ verdict: Verdict) -> String {
@@ -393,7 +409,7 @@ public struct DashboardPages: Sendable {
                            cells: screen.metrics.map { change in
                     let relative = change.relativeChange.map { String(format: "%+.0f %%", $0 * 100) } ?? ""
                     let interval = (change.changeLow.flatMap { low in change.changeHigh.map { (low, $0) } })
-                        .map { "95 % interval \(formatFigure($0.0)) to \(formatFigure($0.1)) \(change.unit)" } ?? "too little data for an interval"
+                        .map { "interval \(formatFigure($0.0)) to \(formatFigure($0.1)) \(change.unit)" } ?? "too little data for an interval"
                     return ChangeCell(metric: change.metric, baseline: formatFigure(change.baseline), candidate: formatFigure(change.candidate),
                                       change: change.change.map { (($0 >= 0 ? "+" : "") + formatFigure($0, unit: change.unit)) + (relative.isEmpty ? "" : " (\(relative))") } ?? "–",
                                       interval: interval, verdict: change.verdict.rawValue, verdictWord: Self.verdictWord(change.verdict))
@@ -404,8 +420,8 @@ public struct DashboardPages: Sendable {
                                baselineOptions: versions.map { Option(value: $0, label: $0, selected: $0 == chosenBaseline) },
                                candidateOptions: versions.map { Option(value: $0, label: $0, selected: $0 == chosenCandidate) },
                                baseline: chosenBaseline, candidate: chosenCandidate, hasData: !rows.isEmpty, rows: rows,
-                               headers: Self.figures.map { "\($0.1) (\($0.0.unit))" },
-                               regressed: rows.filter { $0.verdict == "regressed" }.count, improved: rows.filter { $0.verdict == "improved" }.count)
+                               headers: Self.columnHeaders,
+                               summary: Self.summary(regressed: rows.filter { $0.verdict == "regressed" }.count, improved: rows.filter { $0.verdict == "improved" }.count))
         return library.render(page, withTemplate: "compare") ?? ""
     }
 

@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""Browser test of the dashboard: a real `framescope serve --demo` on loopback, driven by
+headless Chromium through Selenium (chromium and chromium-driver from Debian).
+
+Checks the DOM of every page (sign-in required, charts carry their data points, the
+screens table sorts, a filter changes what is shown, the comparison finds the demo's
+regression and its fix), saves screenshots to artifacts/screenshots/, and prints the
+server-side render time of each page over the 30-day demo range (Server-Timing header).
+
+Usage: scripts/browser_test.py BINARY   (scripts/browser-test builds and calls it)
+"""
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHOTS = os.path.join(ROOT, "artifacts", "screenshots")
+failures = []
+
+
+def check(condition, message):
+    print(("ok    " if condition else "FAIL  ") + message, flush=True)
+    if not condition:
+        failures.append(message)
+
+
+def start_server(binary, work):
+    log = open(os.path.join(work, "serve.log"), "w+")
+    process = subprocess.Popen([binary, "serve", "--demo", "--db", os.path.join(work, "demo.sqlite"), "--port", "0"],
+                               stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.time() + 600
+    text = ""
+    while time.time() < deadline:
+        log.seek(0)
+        text = log.read()
+        if re.search(r"^read key: ", text, re.M):
+            break
+        if process.poll() is not None:
+            break
+        time.sleep(0.5)
+    url = re.search(r"http://127\.0\.0\.1:\d+", text)
+    key = re.search(r"^read key: (\S+)", text, re.M)
+    ingest = re.search(r"^ingest key: (\S+)", text, re.M)
+    if not (url and key and ingest):
+        process.kill()
+        sys.exit("browser test: the collector did not start:\n" + text)
+    return process, url.group(0), key.group(1), ingest.group(1)
+
+
+def make_driver(width=1366, height=900):
+    options = webdriver.ChromeOptions()
+    options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    for flag in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", f"--window-size={width},{height}"]:
+        options.add_argument(flag)
+    return webdriver.Chrome(service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")), options=options)
+
+
+def shot(driver, name):
+    os.makedirs(SHOTS, exist_ok=True)
+    height = driver.execute_script("return document.body.scrollHeight")
+    width = driver.execute_script("return window.innerWidth")
+    driver.set_window_size(max(width, 360), min(max(height + 120, 600), 6000))
+    path = os.path.join(SHOTS, name + ".png")
+    driver.save_screenshot(path)
+    print(f"      screenshot {os.path.relpath(path, ROOT)}", flush=True)
+
+
+def values(driver, selector, attribute="data-value"):
+    return [element.get_attribute(attribute) for element in driver.find_elements(By.CSS_SELECTOR, selector)]
+
+
+def api(url, key, path):
+    request = urllib.request.Request(url + path, headers={"Authorization": "Bearer " + key})
+    with urllib.request.urlopen(request) as response:
+        return json.load(response)
+
+
+def render_times(url, cookie, paths, repeats=7):
+    """Median and max of the Server-Timing render duration, per page, in ms."""
+    rows = []
+    for path in paths:
+        durations = []
+        for _ in range(repeats):
+            request = urllib.request.Request(url + path, headers={"Cookie": cookie})
+            with urllib.request.urlopen(request) as response:
+                timing = response.headers.get("Server-Timing", "")
+                response.read()
+            match = re.search(r"dur=([0-9.]+)", timing)
+            if match:
+                durations.append(float(match.group(1)))
+        rows.append((path, statistics.median(durations), max(durations)))
+    return rows
+
+
+def main():
+    binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "debug", "framescope")
+    work = tempfile.mkdtemp(prefix="framescope-browser-")
+    server, url, read_key, ingest_key = start_server(binary, work)
+    driver = make_driver()
+    try:
+        # Sign-in is required: a page without the cookie sends the browser to the form.
+        driver.get(url + "/dashboard/apps/demo/screens")
+        check("/dashboard/sign-in" in driver.current_url, "an unsigned visit is sent to the sign-in form")
+        check(len(driver.find_elements(By.ID, "key")) == 1, "the sign-in form asks for the read key")
+        shot(driver, "01-sign-in")
+        driver.find_element(By.ID, "key").send_keys(ingest_key)
+        driver.find_element(By.CSS_SELECTOR, "main.sign-in button").click()
+        WebDriverWait(driver, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".error"))
+        check("ingest key" in driver.find_element(By.CSS_SELECTOR, ".error").text, "an ingest key is refused with a reason")
+        driver.find_element(By.ID, "key").send_keys(read_key)
+        driver.find_element(By.CSS_SELECTOR, "main.sign-in button").click()
+        WebDriverWait(driver, 60).until(lambda d: "/dashboard/apps/" in d.current_url)
+        check(driver.current_url.startswith(url + "/dashboard/apps/demo/screens"), "signing in returns to the page asked for")
+        cookie = next((c for c in driver.get_cookies() if c["name"] == "framescope_read_key"), None)
+        check(cookie is not None and cookie.get("httpOnly") and cookie.get("sameSite") == "Strict", "the key is kept in an HTTP-only, SameSite=Strict cookie")
+
+        # Overview: tiles, trends with their data points, the split by version.
+        driver.get(url + "/dashboard/apps/demo")
+        check(driver.find_element(By.TAG_NAME, "h1").text == "Overview", "the overview has its heading")
+        tiles = driver.find_elements(By.CSS_SELECTOR, ".tile")
+        check(len(tiles) == 5, f"five figure tiles ({len(tiles)})")
+        points = driver.find_elements(By.CSS_SELECTOR, "#trend-hitch circle.point")
+        check(len(points) >= 2 * 25, f"the hitch-ratio trend has its daily points for both lines ({len(points)})")
+        titles = driver.find_elements(By.CSS_SELECTOR, "#trend-hitch circle.point title")
+        check(all("ms/s" in t.get_attribute("textContent") for t in titles), "every point's tooltip carries its unit")
+        versions = values(driver, "#versions-table tbody tr", "data-version")
+        check(versions == ["3.0.0", "3.1.0", "3.2.0"], f"the version table lists the three releases ({versions})")
+        check(driver.find_elements(By.CSS_SELECTOR, ".tile .band-word"), "hitch-ratio bands are shown in words")
+        shot(driver, "02-overview")
+
+        # Screens: worst first by hitch ratio; a heading click sorts; numbers match the API.
+        driver.get(url + "/dashboard/apps/demo/screens")
+        rows = values(driver, "#screens-table tbody tr", "data-screen")
+        check(len(rows) == 6, f"six screens ({rows})")
+        hitch = [float(v) for v in values(driver, '#screens-table tbody td[data-metric="hitchRatio"]')]
+        check(hitch == sorted(hitch, reverse=True), "screens come worst first by hitch ratio")
+        worst = api(url, read_key, "/v1/apps/demo/worst?by=hitchRatio&minVisits=0&limit=10")
+        check([s["screen"] for s in worst["screens"]][:3] == rows[:3], "the order is the query API's worst-screens order")
+        sparklines = driver.find_elements(By.CSS_SELECTOR, "#screens-table svg.sparkline path")
+        check(len(sparklines) == 6, "each screen has a trend line")
+        driver.find_element(By.CSS_SELECTOR, 'button[data-sort="visits"]').click()
+        visits = [int(v) for v in values(driver, '#screens-table tbody td[data-metric="visits"]')]
+        check(visits == sorted(visits, reverse=True), f"a click on Visits sorts by visits, most first ({visits})")
+        driver.find_element(By.CSS_SELECTOR, 'button[data-sort="visits"]').click()
+        again = [int(v) for v in values(driver, '#screens-table tbody td[data-metric="visits"]')]
+        check(again == sorted(again), "a second click reverses the order")
+        shot(driver, "03-screens")
+
+        # A filter changes what is shown and lands in the URL.
+        before = dict(zip(rows, hitch))
+        Select(driver.find_element(By.CSS_SELECTOR, 'select[name="appVersion"]')).select_by_value("3.1.0")
+        WebDriverWait(driver, 30).until(lambda d: "appVersion=3.1.0" in d.current_url)
+        check("appVersion=3.1.0" in driver.current_url, "the filter is kept in the URL")
+        after = dict(zip(values(driver, "#screens-table tbody tr", "data-screen"),
+                         [float(v) for v in values(driver, '#screens-table tbody td[data-metric="hitchRatio"]')]))
+        check(after.get("Feed", 0) > before.get("Feed", 0) * 1.3, f"on 3.1.0 the Feed screen is worse ({before.get('Feed')} → {after.get('Feed')})")
+        shot(driver, "04-screens-3.1.0")
+        driver.get(url + "/dashboard/apps/demo/screens?days=30&deviceModel=nonexistent")
+        check("No data for these filters" in driver.find_element(By.TAG_NAME, "main").text, "an empty selection says so instead of drawing empty axes")
+
+        # Screen detail: trends, distribution with percentile markers, breakdowns.
+        driver.get(url + "/dashboard/apps/demo/screens/Feed")
+        check(driver.find_element(By.TAG_NAME, "h1").text == "Screen: Feed", "the screen page names its screen")
+        markers = values(driver, "#distribution g.marker", "data-quantile")
+        check(markers == ["p50", "p90", "p95", "p99"], f"the distribution marks p50/p90/p95/p99 ({markers})")
+        bars = driver.find_elements(By.CSS_SELECTOR, "#distribution rect.bar")
+        check(len(bars) >= 5, f"the distribution has bars ({len(bars)})")
+        for breakdown in ["by-appVersion", "by-osVersion", "by-deviceModel", "by-network", "by-lowPower", "by-refreshRate"]:
+            check(len(driver.find_elements(By.CSS_SELECTOR, f"#{breakdown} g.bar-row")) >= 2, f"breakdown {breakdown} has bars")
+        feed = next(s for s in api(url, read_key, "/v1/apps/demo/screens?screen=Feed")["screens"])
+        tile = driver.find_element(By.CSS_SELECTOR, '.tile[data-metric="hitchRatio"]').get_attribute("data-value")
+        check(abs(float(tile) - feed["report"]["hitchRatio"]) < 1e-6 * max(1, feed["report"]["hitchRatio"]), "the hitch-ratio tile equals the query API's figure")
+        shot(driver, "05-screen-feed")
+
+        # Compare: the default is the newest version against the one before; 3.0 → 3.1 shows the regression.
+        driver.get(url + "/dashboard/apps/demo/compare")
+        first = driver.find_element(By.CSS_SELECTOR, "#compare-table tbody tr")
+        check(first.get_attribute("data-screen") == "Feed" and first.get_attribute("data-verdict") == "improved", "3.2.0 against 3.1.0: Feed improved, listed first")
+        shot(driver, "06-compare-fix")
+        Select(driver.find_element(By.ID, "baseline")).select_by_value("3.0.0")
+        Select(driver.find_element(By.ID, "candidate")).select_by_value("3.1.0")
+        driver.find_element(By.CSS_SELECTOR, "#versions-form button").click()
+        WebDriverWait(driver, 30).until(lambda d: "candidate=3.1.0" in d.current_url)
+        first = driver.find_element(By.CSS_SELECTOR, "#compare-table tbody tr")
+        check(first.get_attribute("data-screen") == "Feed" and first.get_attribute("data-verdict") == "regressed", "3.1.0 against 3.0.0: Feed regressed, listed first")
+        regressed = values(driver, "#compare-table tbody tr", "data-verdict").count("regressed")
+        check(regressed == 1, f"only Feed regressed ({regressed})")
+        check("regressed" in first.text, "the verdict is written in words")
+        shot(driver, "07-compare-regression")
+
+        # A phone-sized window.
+        phone = make_driver(390, 844)
+        try:
+            phone.get(url + "/dashboard/sign-in")
+            phone.find_element(By.ID, "key").send_keys(read_key)
+            phone.find_element(By.CSS_SELECTOR, "main.sign-in button").click()
+            overflow = phone.execute_script("return document.documentElement.scrollWidth > window.innerWidth + 1")
+            check(not overflow, "the overview fits a phone's width")
+            shot(phone, "08-overview-phone")
+        finally:
+            phone.quit()
+
+        # Server-side render time over the 30-day demo range.
+        session = f"framescope_read_key={read_key}"
+        times = render_times(url, session, ["/dashboard/apps/demo", "/dashboard/apps/demo/screens", "/dashboard/apps/demo/screens/Feed",
+                                            "/dashboard/apps/demo/compare?baseline=3.0.0&candidate=3.1.0"])
+        for path, median, longest in times:
+            print(f"      render {path}: median {median:.1f} ms, max {longest:.1f} ms")
+
+        # Sign out: the cookie goes, the pages ask again.
+        driver.get(url + "/dashboard/apps/demo")
+        driver.find_element(By.CSS_SELECTOR, "form.sign-out button").click()
+        WebDriverWait(driver, 30).until(lambda d: "/dashboard/sign-in" in d.current_url)
+        check("/dashboard/sign-in" in driver.current_url, "signing out returns to the sign-in form")
+        driver.get(url + "/dashboard/apps/demo")
+        check("/dashboard/sign-in" in driver.current_url, "after signing out the pages need the key again")
+    finally:
+        driver.quit()
+        server.terminate()
+        server.wait(timeout=30)
+    if failures:
+        sys.exit(f"browser test: {len(failures)} check(s) failed")
+    print("browser test: every check passed; screenshots in artifacts/screenshots/")
+
+
+if __name__ == "__main__":
+    main()
