@@ -36,7 +36,7 @@ public struct CollectorRequestContext: RequestContext {
 /// Every error is JSON: `{"error": {"code", "field", "message"}}`.
 ///
 /// `additionalRoutes` adds more routes (the dashboard's pages) with the same middleware.
-/// Last, every path gets a 405 answer with `Allow` for the methods it does not serve.
+/// Last, ``MethodNotAllowedMiddleware`` answers other methods on known paths with 405.
 public func makeCollectorRouter(store: any CollectorStore, limits: IngestLimits = IngestLimits(),
                                 metrics: CollectorMetrics = CollectorMetrics(),
                                 clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
@@ -146,20 +146,46 @@ public func makeCollectorRouter(store: any CollectorStore, limits: IngestLimits 
     }
 
     additionalRoutes(router)
-    addMethodNotAllowedRoutes(router)
+    router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes.map { ($0.method.rawValue, $0.path.description) }))
     return router
 }
 
-/// For each path, answers the common methods it does not serve with 405 and `Allow`.
-func addMethodNotAllowedRoutes(_ router: Router<CollectorRequestContext>) {
-    var methods: [String: Set<String>] = [:]
-    for route in router.routes { methods[route.path.description, default: []].insert(route.method.rawValue) }
-    for (path, served) in methods {
-        let allowed = served.sorted().joined(separator: ", ")
-        for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete] where !served.contains(method.rawValue) {
-            router.on(RouterPath(path), method: method) { _, _ -> Response in
-                throw CollectorError(.methodNotAllowed, code: "method_not_allowed", message: "use \(allowed) on this path", headers: [.allow: allowed])
-            }
+/// Answers a request for a known path with a method it does not serve with 405 and
+/// `Allow`, instead of Hummingbird's 404.
+///
+/// Added after every route, so it wraps only the router's not-found responder; it knows
+/// the paths from the router's own route table, and covers any method (schemathesis
+/// also sends `QUERY`).
+struct MethodNotAllowedMiddleware: RouterMiddleware {
+    typealias Context = CollectorRequestContext
+
+    /// Path patterns (`/v1/apps/:app/screens`) split into components, with their allowed methods.
+    let patterns: [(components: [Substring], allowed: String)]
+
+    init(routes: [(method: String, path: String)]) {
+        var methods: [String: Set<String>] = [:]
+        for route in routes { methods[route.path, default: []].insert(route.method) }
+        patterns = methods.map { path, served in
+            (path.split(separator: "/"), served.sorted().joined(separator: ", "))
+        }
+    }
+
+    /// The methods `path` allows, or `nil` for a path no route serves.
+    func allowed(path: String) -> String? {
+        let parts = path.split(separator: "/")
+        return patterns.first { pattern in
+            pattern.components.count == parts.count
+                && zip(pattern.components, parts).allSatisfy { $0.hasPrefix(":") ? !$1.isEmpty : $0 == $1 }
+        }?.allowed
+    }
+
+    func handle(_ request: Request, context: CollectorRequestContext,
+                next: (Request, CollectorRequestContext) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound {
+            guard let allowed = allowed(path: request.uri.path) else { throw error }
+            throw CollectorError(.methodNotAllowed, code: "method_not_allowed", message: "use \(allowed) on this path", headers: [.allow: allowed])
         }
     }
 }

@@ -42,7 +42,7 @@ extension CollectorStore {
     /// Per-screen reports over `query`'s time range and filters, by screen name.
     public func screens(app: String, query: ScreenQuery) async throws -> [ScreenSummary] {
         try await aggregate(app: app, query: AggregateQuery(filter: query, byScreen: true))
-            .map { ScreenSummary(screen: $0.screen ?? "", visits: $0.visits, report: $0.report, motion: $0.motion) }
+            .map { ScreenSummary(screen: $0.screen ?? "", visits: $0.visits, devices: $0.rollup.devices.estimate, report: $0.report, motion: $0.motion) }
             .sorted { $0.screen < $1.screen }
     }
 }
@@ -98,6 +98,8 @@ public struct IngestBatch: Sendable {
     public var osVersion: String
     /// The device model.
     public var deviceModel: String
+    /// The installation's random id, when the batch carries one (for device counts).
+    public var installationId: String?
     /// The valid events with their start times (Unix seconds).
     public var events: [(event: ScreenVisitEvent, startedAt: Double)]
     /// The original batch JSON per event, as stored raw.
@@ -247,6 +249,8 @@ public struct ScreenSummary: Sendable, Hashable, Codable {
     public var screen: String
     /// Screen visits counted.
     public var visits: Int
+    /// Estimated distinct devices the visits came from (``DeviceSketch``, ±5 %).
+    public var devices: Int
     /// The merge of the visits' whole reports.
     public var report: FrameReport
     /// The merge of the visits' motion reports, or `nil` when none moved.

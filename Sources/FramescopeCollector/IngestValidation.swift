@@ -92,6 +92,13 @@ struct IngestValidator {
                 throw CollectorError(.badRequest, code: "invalid_field", field: field, message: "\(field) must be 1–\(limits.maximumFieldLength) characters")
             }
         }
+        if let installation = batch.device.installationId {
+            guard !installation.isEmpty, installation.count <= 64,
+                  installation.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+                throw CollectorError(.badRequest, code: "invalid_field", field: "device.installationId",
+                                     message: "device.installationId must be 1–64 letters, digits, '-' or '_'")
+            }
+        }
         guard (1...1000).contains(batch.device.maxRefreshRate) else {
             throw CollectorError(.badRequest, code: "invalid_field", field: "device.maxRefreshRate", message: "device.maxRefreshRate must be 1–1000 Hz")
         }
@@ -121,8 +128,9 @@ struct IngestValidator {
                 }
             }
         }
-        let ingest = IngestBatch(app: app, batchId: id, appVersion: batch.app.version, osVersion: batch.device.osVersion,
+        var ingest = IngestBatch(app: app, batchId: id, appVersion: batch.app.version, osVersion: batch.device.osVersion,
                                  deviceModel: batch.device.model, events: accepted, rawEvents: raw, receivedAt: now)
+        ingest.installationId = batch.device.installationId
         return (ingest, rejected)
     }
 

@@ -96,6 +96,8 @@ public struct SeriesPoint: Sendable, Hashable, Codable {
     public var value: Double?
     /// Screen visits in the bucket.
     public var visits: Int
+    /// Estimated distinct devices in the bucket.
+    public var devices: Int
     /// Frames in the bucket.
     public var frames: Int
 }
@@ -210,6 +212,8 @@ public struct FigurePercentiles: Sendable, Hashable, Codable {
 public struct PercentilesResponse: Sendable, Hashable, Codable {
     /// Screen visits in the range.
     public var visits: Int
+    /// Estimated distinct devices in the range (``DeviceSketch``, ±5 %).
+    public var devices: Int
     /// Frames in the range.
     public var frames: Int
     /// One entry per ``VisitMetric``.
@@ -243,7 +247,7 @@ public struct CollectorQueries: Sendable {
         while start < query.to, points.count < 10_000 {
             let rollup = byStart[start] ?? RollupValue()
             points.append(SeriesPoint(start: ISO8601.format(unixSeconds: start), value: figure.value(of: rollup),
-                                      visits: rollup.visits, frames: rollup.report.frames))
+                                      visits: rollup.visits, devices: rollup.devices.estimate, frames: rollup.report.frames))
             start += interval.seconds
         }
         return TimeSeriesResponse(metric: figure.name, unit: figure.unit, interval: interval, points: points)
@@ -326,7 +330,7 @@ public struct CollectorQueries: Sendable {
     /// Median and p90 of the per-visit ``VisitMetric`` figures over `query`.
     public func percentiles(app: String, query: ScreenQuery) async throws -> PercentilesResponse {
         let total = try await store.aggregate(app: app, query: AggregateQuery(filter: query)).first?.rollup ?? RollupValue()
-        return PercentilesResponse(visits: total.visits, frames: total.report.frames, metrics: VisitMetric.allCases.map { metric in
+        return PercentilesResponse(visits: total.visits, devices: total.devices.estimate, frames: total.report.frames, metrics: VisitMetric.allCases.map { metric in
             let statistics = total.statistics[metric]
             return FigurePercentiles(metric: metric.rawValue, unit: metric.unit, value: QueryFigure(metric).value(of: total),
                                      median: statistics.visitValue(atQuantile: 0.5), p90: statistics.visitValue(atQuantile: 0.9),

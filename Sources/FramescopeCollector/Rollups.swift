@@ -12,6 +12,8 @@ public struct RollupValue: Sendable, Hashable {
     public var motion: FrameReport?
     /// Sums and per-visit distributions of the ``VisitMetric`` figures.
     public var statistics: VisitStatistics
+    /// The distinct devices (installations) the visits came from.
+    public var devices: DeviceSketch
 
     /// No visits.
     public init() {
@@ -19,22 +21,26 @@ public struct RollupValue: Sendable, Hashable {
         report = FrameReport()
         motion = nil
         statistics = VisitStatistics()
+        devices = DeviceSketch()
     }
 
     /// Stored sums.
-    public init(visits: Int, report: FrameReport, motion: FrameReport?, statistics: VisitStatistics) {
+    public init(visits: Int, report: FrameReport, motion: FrameReport?, statistics: VisitStatistics, devices: DeviceSketch = DeviceSketch()) {
         self.visits = visits
         self.report = report
         self.motion = motion
         self.statistics = statistics
+        self.devices = devices
     }
 
-    /// The value of one screen visit.
-    public init(visit event: ScreenVisitEvent) {
+    /// The value of one screen visit, from the installation `installationId` when known.
+    public init(visit event: ScreenVisitEvent, installationId: String? = nil) {
         visits = 1
         report = event.report
         motion = event.motion
         statistics = VisitStatistics(whole: event.report, motion: event.motion)
+        devices = DeviceSketch()
+        if let installationId { devices.add(installationId) }
     }
 
     /// Adds the visits of `other`.
@@ -45,6 +51,7 @@ public struct RollupValue: Sendable, Hashable {
             if motion == nil { motion = otherMotion } else { motion?.merge(otherMotion) }
         }
         statistics.merge(other.statistics)
+        devices.merge(other.devices)
     }
 
     /// The value of `count` copies of these visits (by doubling: O(log count) merges).

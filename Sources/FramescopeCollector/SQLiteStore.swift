@@ -100,6 +100,11 @@ public final class SQLiteStore: CollectorStore {
                     """)
             }
             try db.execute(sql: "CREATE INDEX events_by_start ON events(started_at)")
+        }
+        migrator.registerMigration("v3: device sketches in rollups; v1 rollups carried over") { db in
+            for level in RollupLevel.allCases {
+                try db.execute(sql: "ALTER TABLE \(tableName(level)) ADD COLUMN devices BLOB")
+            }
             // Carry v1's hourly rollups (JSON reports, no per-visit statistics) over.
             let decoder = JSONDecoder()
             var byApp: [String: [RollupKey: RollupValue]] = [:]
@@ -116,7 +121,7 @@ public final class SQLiteStore: CollectorStore {
                     for (key, value) in level.regroup(values) { try upsert(level, app: app, key: key, adding: value, db) }
                 }
             }
-            try db.execute(sql: "DROP TABLE rollups")
+            try db.execute(sql: "DROP TABLE IF EXISTS rollups")
         }
         return migrator
     }
@@ -213,7 +218,7 @@ public final class SQLiteStore: CollectorStore {
                     let key = RollupKey(bucketStart: RollupLevel.floor(Int64(startedAt.rounded(.down)), to: 3600), screen: event.screen,
                                         appVersion: batch.appVersion, osVersion: batch.osVersion, deviceModel: batch.deviceModel,
                                         network: event.context.network.rawValue, lowPower: event.context.lowPowerMode)
-                    groups[batch.app, default: [:]][key, default: RollupValue()].merge(RollupValue(visit: event))
+                    groups[batch.app, default: [:]][key, default: RollupValue()].merge(RollupValue(visit: event, installationId: batch.installationId))
                 }
                 results.append(IngestResult(stored: batch.events.count, duplicate: false))
             }
@@ -234,7 +239,7 @@ public final class SQLiteStore: CollectorStore {
         let keyArguments: StatementArguments = [app, key.bucketStart, key.screen, key.appVersion, key.osVersion, key.deviceModel, key.network, key.lowPower]
         var merged = value
         let select = try db.cachedStatement(sql: """
-            SELECT visits, report, motion, stats FROM \(table) WHERE app_id = ? AND bucket = ? AND screen = ? AND app_version = ?
+            SELECT visits, report, motion, stats, devices FROM \(table) WHERE app_id = ? AND bucket = ? AND screen = ? AND app_version = ?
             AND os_version = ? AND device_model = ? AND network = ? AND low_power = ?
             """)
         if let row = try Row.fetchOne(select, arguments: keyArguments) {
@@ -245,12 +250,13 @@ public final class SQLiteStore: CollectorStore {
         let report = Data(merged.report.binaryEncoded())
         let motion = merged.motion.map { Data($0.binaryEncoded()) }
         let stats = Data(merged.statistics.binaryEncoded())
+        let devices = merged.devices.registers.isEmpty ? nil : Data(merged.devices.registers)
         try db.cachedStatement(sql: """
-            INSERT INTO \(table) (app_id, bucket, screen, app_version, os_version, device_model, network, low_power, visits, report, motion, stats)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO \(table) (app_id, bucket, screen, app_version, os_version, device_model, network, low_power, visits, report, motion, stats, devices)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (app_id, bucket, screen, app_version, os_version, device_model, network, low_power)
-            DO UPDATE SET visits = excluded.visits, report = excluded.report, motion = excluded.motion, stats = excluded.stats
-            """).execute(arguments: keyArguments + [merged.visits, report, motion, stats])
+            DO UPDATE SET visits = excluded.visits, report = excluded.report, motion = excluded.motion, stats = excluded.stats, devices = excluded.devices
+            """).execute(arguments: keyArguments + [merged.visits, report, motion, stats, devices])
     }
 
     /// A rollup value from a row's `visits` and binary `report`, `motion` and `stats` columns.
@@ -258,7 +264,8 @@ public final class SQLiteStore: CollectorStore {
         let report = try FrameReport(binary: row["report"] as Data)
         let motion = try (row["motion"] as Data?).map { try FrameReport(binary: $0) }
         let statistics = try VisitStatistics(binary: [UInt8](row["stats"] as Data))
-        return RollupValue(visits: row["visits"], report: report, motion: motion, statistics: statistics)
+        let devices = try (row["devices"] as Data?).map { try DeviceSketch(registers: [UInt8]($0)) } ?? DeviceSketch()
+        return RollupValue(visits: row["visits"], report: report, motion: motion, statistics: statistics, devices: devices)
     }
 
     /// The table that holds `level`.
@@ -289,7 +296,7 @@ public final class SQLiteStore: CollectorStore {
         let filter = query.filter
         var statements: [(sql: String, arguments: StatementArguments, level: RollupLevel)] = []
         for read in RollupRead.plan(for: query) {
-            var sql = "SELECT bucket, screen, app_version, os_version, device_model, network, low_power, visits, report, motion, stats FROM \(Self.tableName(read.level)) WHERE app_id = ? AND bucket >= ? AND bucket < ?"
+            var sql = "SELECT bucket, screen, app_version, os_version, device_model, network, low_power, visits, report, motion, stats, devices FROM \(Self.tableName(read.level)) WHERE app_id = ? AND bucket >= ? AND bucket < ?"
             var arguments: StatementArguments = [app, read.from, read.to]
             if let screen = filter.screen { sql += " AND screen = ?"; arguments += [screen] }
             if read.level.keepsDimensions {

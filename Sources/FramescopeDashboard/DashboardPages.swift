@@ -213,10 +213,17 @@ public struct DashboardPages: Sendable {
                                                              basis: "\(groupThousands($0.visits)) visits") },
                            unit: "ms/s", title: "Hitch ratio by app version")
         let page = OverviewPage(page: chrome, hasData: total.visits > 0,
-                                basis: "\(groupThousands(total.visits)) screen visits and \(groupThousands(total.report.frames)) frames",
+                                basis: Self.basis(total),
                                 tiles: tiles(total), charts: charts, versionBars: byVersion.isEmpty ? "" : bars.svg(), versions: versions,
                                 headers: Self.columnHeaders)
         return library.render(page, withTemplate: "overview") ?? ""
+    }
+
+    /// "about 118 devices, 19 781 screen visits and 27 875 462 frames".
+    static func basis(_ rollup: RollupValue) -> String {
+        let devices = rollup.devices.estimate
+        let deviceText = devices > 0 ? "about \(groupThousands(devices)) device\(devices == 1 ? "" : "s"), " : ""
+        return "\(deviceText)\(groupThousands(rollup.visits)) screen visits and \(groupThousands(rollup.report.frames)) frames"
     }
 
     func filtersFixing(_ filters: DashboardFilters, appVersion: String?) -> String {
@@ -331,8 +338,8 @@ public struct DashboardPages: Sendable {
                             value: QueryFigure(.hitchRatio).value(of: group.rollup), basis: "\(groupThousands(group.visits)) visits")
             }
             if !bars.isEmpty {
-                breakdowns.append(Breakdown(id: "by-\(dimension.rawValue)", heading: "Hitch ratio by \(heading.lowercased())",
-                                                        svg: BarList(bars: bars, unit: "ms/s", title: "Hitch ratio by \(heading.lowercased())").svg()))
+                breakdowns.append(Breakdown(id: "by-\(dimension.rawValue)", heading: "Hitch ratio by \(heading)",
+                                                        svg: BarList(bars: bars, unit: "ms/s", title: "Hitch ratio by \(heading)").svg()))
             }
         }
         let rates = total.report.refreshRates.entries.map { entry in
@@ -347,7 +354,7 @@ public struct DashboardPages: Sendable {
             Marker(name: name, value: formatFigure(total.report.frameDuration(atQuantile: q).map { $0 * 1000 }, unit: "ms"))
         }
         let page = ScreenPage(page: chrome, screen: name, hasData: total.visits > 0,
-                              basis: "\(groupThousands(total.visits)) screen visits and \(groupThousands(total.report.frames)) frames",
+                              basis: Self.basis(total),
                               tiles: tiles(total), charts: charts,
                               distribution: DurationDistributionChart(histogram: total.report.frameDurations).svg(), markers: markers, breakdowns: breakdowns)
         return library.render(page, withTemplate: "screen") ?? ""

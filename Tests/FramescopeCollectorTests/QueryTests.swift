@@ -110,6 +110,30 @@ struct QueryTests {
         }
     }
 
+    @Test("Device sketches count distinct installations within a few percent, and merge as a union")
+    func deviceSketch() throws {
+        for count in [1, 10, 100, 1000, 20_000] {
+            var sketch = DeviceSketch()
+            for index in 0..<count { sketch.add("install-\(index)"); sketch.add("install-\(index)") }
+            let error = abs(Double(sketch.estimate - count)) / Double(count)
+            #expect(error <= (count <= 100 ? 0.03 : 0.1), "\(count) devices estimated as \(sketch.estimate)")
+        }
+        var left = DeviceSketch()
+        var right = DeviceSketch()
+        var both = DeviceSketch()
+        for index in 0..<3000 {
+            if index < 2000 { left.add("d\(index)") }
+            if index >= 1000 { right.add("d\(index)") }
+            both.add("d\(index)")
+        }
+        left.merge(right)
+        #expect(left == both, "the merge is the sketch of the union")
+        #expect(DeviceSketch().estimate == 0)
+        #expect(try DeviceSketch(registers: both.registers) == both)
+        #expect(throws: BinaryReportError.self) { try DeviceSketch(registers: [1, 2, 3]) }
+        #expect(DeviceSketch.hash("a") != DeviceSketch.hash("b"))
+    }
+
     @Test("The verdict: a clear change is called, noise and thin data are not")
     func verdicts() throws {
         let queries = CollectorQueries(store: EmptyStore())

@@ -163,7 +163,8 @@ public struct FleetSimulation: Sendable {
                 result.append(EventBatch(
                     batchId: "\(appId)-d\(device.index)-\(day)",
                     app: AppInfo(id: appId, version: release.version, build: release.build),
-                    device: DeviceInfo(model: device.model.model, osName: "iOS", osVersion: device.osVersion, maxRefreshRate: device.model.maxRefreshRate),
+                    device: DeviceInfo(model: device.model.model, osName: "iOS", osVersion: device.osVersion, maxRefreshRate: device.model.maxRefreshRate,
+                                       installationId: "\(appId)-install-\(seed)-\(device.index)"),
                     events: events
                 ))
             }

@@ -60,13 +60,17 @@ public struct DeviceInfo: Sendable, Hashable, Codable {
     public var osVersion: String
     /// The display's highest refresh rate, in Hz (60, or 120 with ProMotion).
     public var maxRefreshRate: Int
+    /// A random id the SDK makes once per installation (not a device or user identifier),
+    /// so the collector can count distinct devices; optional.
+    public var installationId: String?
 
     /// Creates device information.
-    public init(model: String, osName: String, osVersion: String, maxRefreshRate: Int) {
+    public init(model: String, osName: String, osVersion: String, maxRefreshRate: Int, installationId: String? = nil) {
         self.model = model
         self.osName = osName
         self.osVersion = osVersion
         self.maxRefreshRate = maxRefreshRate
+        self.installationId = installationId
     }
 }
 

@@ -1,0 +1,151 @@
+import Foundation
+@testable import FramescopeCollector
+import FramescopeCore
+@testable import FramescopeDashboard
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@Suite("Dashboard pages")
+struct DashboardTests {
+    static let now = QueryTests.day0 + 12 * 86_400 + 1800
+
+    /// Values of `attribute` on elements matching a crude pattern, in document order.
+    func attributeValues(_ html: String, element: String, attribute: String) -> [String] {
+        let pattern = "<\(element)[^>]*\(attribute)=\"([^\"]*)\""
+        guard let regex = try? NSRegularExpression(pattern: pattern) else { return [] }
+        return regex.matches(in: html, range: NSRange(html.startIndex..., in: html)).compactMap { match in
+            Range(match.range(at: 1), in: html).map { String(html[$0]) }
+        }
+    }
+
+    @Test("Every page over the demo data: sign-in required, the right screens in the right order, numbers equal to the query API's")
+    func pagesOverDemoData() async throws {
+        let temporary = try TemporaryStore()
+        let (demo, _) = try await DemoData.prepare(store: temporary.store, now: Self.now, days: 12, deviceCount: 40)
+        let other = try await temporary.store.createApp(name: "Other", id: "other")
+        let pages = try DashboardPages(store: temporary.store)
+        let router = makeCollectorRouter(store: temporary.store, clock: { Self.now }, additionalRoutes: { router in
+            DashboardRoutes(pages: pages, clock: { Self.now }).register(on: router)
+        })
+        let queries = CollectorQueries(store: temporary.store)
+        let filters = DashboardFilters(parameters: [:])
+        let query = filters.query(now: Self.now)
+        try await Application(router: router).test(.router) { client in
+            // Without the cookie: to the sign-in form, which says what to enter.
+            let unsigned = try await client.execute(uri: "/dashboard/apps/demo/screens?days=7", method: .get)
+            #expect(unsigned.status == .seeOther)
+            #expect(unsigned.headers[.location] == "/dashboard/sign-in?next=%2Fdashboard%2Fapps%2Fdemo%2Fscreens%3Fdays%3D7")
+            let form = try await client.execute(uri: "/dashboard/sign-in", method: .get)
+            #expect(String(buffer: form.body).contains("name=\"key\""))
+            // Wrong keys are refused with a reason; the read key sets the cookie.
+            for (key, reason) in [(demo.ingestKey, "ingest key"), ("fsr_nope", "unknown or revoked")] {
+                let refused = try await client.execute(uri: "/dashboard/sign-in", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                                                       body: ByteBuffer(string: "key=\(key)"))
+                #expect(refused.status == .unauthorized)
+                #expect(String(buffer: refused.body).contains(reason))
+            }
+            let signIn = try await client.execute(uri: "/dashboard/sign-in", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                                                  body: ByteBuffer(string: "key=\(demo.readKey)&next=%2Fdashboard%2Fapps%2Fdemo%2Fscreens"))
+            #expect(signIn.status == .seeOther)
+            #expect(signIn.headers[.location] == "/dashboard/apps/demo/screens")
+            let setCookie = try #require(signIn.headers[.setCookie])
+            #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict") && setCookie.contains("Path=/dashboard"))
+            let cookie: HTTPFields = [.cookie: "\(DashboardRoutes.cookieName)=\(demo.readKey)"]
+            // Another app's read key does not open this app's pages.
+            let crossed = try await client.execute(uri: "/dashboard/apps/demo", method: .get, headers: [.cookie: "\(DashboardRoutes.cookieName)=\(other.readKey)"])
+            #expect(crossed.status == .seeOther)
+
+            // Overview: the tiles' values are the query API's.
+            let overview = try await client.execute(uri: "/dashboard/apps/demo", method: .get, headers: cookie)
+            #expect(overview.status == .ok)
+            #expect(overview.headers[.contentSecurityPolicy]?.contains("default-src 'none'") == true)
+            let html = String(buffer: overview.body)
+            let percentiles = try await queries.percentiles(app: "demo", query: query)
+            for figure in percentiles.metrics {
+                #expect(html.contains("data-metric=\"\(figure.metric)\" data-value=\"\(figure.value.map { String($0) } ?? "")\""), "\(figure.metric)")
+                #expect(html.contains("median \(formatFigure(figure.median, unit: figure.unit))"), "\(figure.metric) median")
+            }
+            #expect(html.contains("Based on about \(groupThousands(percentiles.devices)) devices, \(groupThousands(percentiles.visits)) screen visits"))
+            #expect(abs(percentiles.devices - 40) <= 3, "\(percentiles.devices) devices estimated for 40")
+            #expect(attributeValues(html, element: "tr", attribute: "data-version") == ["3.0.0", "3.1.0", "3.2.0"])
+            #expect(html.components(separatedBy: "class=\"point\"").count - 1 >= 2 * 10, "trend points")
+
+            // Screens: worst first, as the worst-screens query ranks them.
+            let screens = String(buffer: try await client.execute(uri: "/dashboard/apps/demo/screens", method: .get, headers: cookie).body)
+            let worst = try await queries.worstScreens(app: "demo", query: query, figure: QueryFigure(.hitchRatio), limit: 100, minimumVisits: 0)
+            #expect(attributeValues(screens, element: "tr", attribute: "data-screen") == worst.screens.map(\.screen))
+            #expect(worst.screens.count == 6)
+            let byFPS = String(buffer: try await client.execute(uri: "/dashboard/apps/demo/screens?sort=averageFPS", method: .get, headers: cookie).body)
+            let lowestFPS = try await queries.worstScreens(app: "demo", query: query, figure: QueryFigure(.averageFPS), limit: 100, minimumVisits: 0)
+            #expect(attributeValues(byFPS, element: "tr", attribute: "data-screen") == lowestFPS.screens.map(\.screen))
+            // A filter changes the figures.
+            let filtered = String(buffer: try await client.execute(uri: "/dashboard/apps/demo/screens?appVersion=3.1.0", method: .get, headers: cookie).body)
+            let onlyNew = try await queries.worstScreens(app: "demo", query: DashboardFilters(parameters: ["appVersion": "3.1.0"]).query(now: Self.now),
+                                                         figure: QueryFigure(.hitchRatio), limit: 100, minimumVisits: 0)
+            #expect(attributeValues(filtered, element: "tr", attribute: "data-screen") == onlyNew.screens.map(\.screen))
+            #expect(filtered.contains("<option value=\"3.1.0\" selected>"))
+            let empty = String(buffer: try await client.execute(uri: "/dashboard/apps/demo/screens?deviceModel=none", method: .get, headers: cookie).body)
+            #expect(empty.contains("No data for these filters."))
+            #expect(!empty.contains("class=\"point\""))
+
+            // Screen detail: the distribution's markers are the merged report's percentiles.
+            let feedPage = String(buffer: try await client.execute(uri: "/dashboard/apps/demo/screens/Feed", method: .get, headers: cookie).body)
+            let feed = try #require(try await temporary.store.screens(app: "demo", query: filters.query(now: Self.now, screen: "Feed")).first)
+            #expect(attributeValues(feedPage, element: "g", attribute: "data-quantile") == ["p50", "p90", "p95", "p99"])
+            let p95 = try #require(feed.report.frameDuration(atQuantile: 0.95))
+            #expect(feedPage.contains("data-quantile=\"p95\" data-ms=\"\(p95 * 1000)\""))
+            for breakdown in ["by-appVersion", "by-osVersion", "by-deviceModel", "by-network", "by-lowPower", "by-refreshRate"] {
+                #expect(feedPage.contains("id=\"\(breakdown)\""), "\(breakdown)")
+            }
+
+            // Compare: the newest version against the one before by default; regressions first.
+            let fix = String(buffer: try await client.execute(uri: "/dashboard/apps/demo/compare", method: .get, headers: cookie).body)
+            #expect(fix.contains("<option value=\"3.1.0\" selected>") && fix.contains("3.2.0 against 3.1.0"))
+            let regression = String(buffer: try await client.execute(uri: "/dashboard/apps/demo/compare?baseline=3.0.0&candidate=3.1.0", method: .get, headers: cookie).body)
+            let answer = try await queries.compare(app: "demo", query: query, baseline: "3.0.0", candidate: "3.1.0")
+            #expect(attributeValues(regression, element: "tr", attribute: "data-screen") == answer.screens.map(\.screen))
+            #expect(attributeValues(regression, element: "tr", attribute: "data-verdict").first == "regressed")
+            #expect(answer.screens.first?.screen == "Feed")
+
+            // Sign-out clears the cookie.
+            let signOut = try await client.execute(uri: "/dashboard/sign-out", method: .post, headers: cookie)
+            #expect(signOut.status == .seeOther)
+            #expect(signOut.headers[.setCookie]?.contains("Max-Age=0") == true)
+        }
+    }
+
+    @Test("Charts: gaps break the line, every point has its value and unit, labels are escaped, axes are round")
+    func charts() {
+        let chart = LineChart(title: "Hitch <ratio>", unit: "ms/s", labels: ["a", "b", "c", "d"],
+                              series: [.init(name: "whole & motion", values: [1, nil, 3, 4])])
+        let svg = chart.svg()
+        #expect(svg.components(separatedBy: "<circle").count - 1 == 3)
+        #expect(svg.contains(" M") || svg.contains("d=\"M"))
+        #expect(svg.components(separatedBy: "M").count - 1 >= 2, "the gap starts a new subpath")
+        #expect(svg.contains("Hitch &lt;ratio&gt;") && svg.contains("whole &amp; motion") && !svg.contains("<ratio>"))
+        #expect(svg.contains("data-value=\"4.0\"") && svg.contains("4.00 ms/s"))
+        #expect(!LineChart(title: "t", unit: "u", labels: ["a"], series: [.init(name: "s", values: [nil])]).hasData)
+        #expect(niceTicks(maximum: 23) == [0, 5, 10, 15, 20, 25])
+        #expect(niceTicks(maximum: 0.9) == [0, 0.2, 0.4, 0.6000000000000001, 0.8, 1.0])
+        #expect(formatFigure(nil, unit: "ms/s") == "–")
+        #expect(formatFigure(12.345, unit: "ms/s") == "12.3 ms/s")
+        #expect(formatFigure(0.04567) == "0.046")
+        #expect(groupThousands(1234567) == "1\u{202F}234\u{202F}567")
+        #expect(Sparkline(values: [nil, nil], unit: "ms/s").svg().isEmpty)
+        var histogram = DurationHistogram()
+        histogram.record(seconds: 0.0167, count: 90)
+        histogram.record(seconds: 0.0333, count: 10)
+        let distribution = DurationDistributionChart(histogram: histogram)
+        #expect(abs(distribution.bins().map(\.share).reduce(0, +) - 1) < 1e-9)
+        #expect(distribution.svg().components(separatedBy: "class=\"marker\"").count - 1 == 4)
+        #expect(HitchBand(hitchRatio: 4.9) == .good && HitchBand(hitchRatio: 5) == .warning && HitchBand(hitchRatio: 10.1) == .critical)
+        #expect(DashboardFilters(parameters: ["days": "7", "interval": "hour", "lowPower": "true", "appVersion": "3.1 beta"]).queryString()
+                == "?days=7&interval=hour&appVersion=3.1%20beta&lowPower=true")
+        #expect(DashboardFilters(parameters: ["days": "31", "interval": "hour"]).days == 30)
+        #expect(DashboardFilters(parameters: ["days": "30", "interval": "hour"]).interval == .day, "hours only up to 14 days")
+        #expect(DashboardRoutes.safeNext("//evil.example/dashboard/apps/x") == "")
+        #expect(DashboardRoutes.safeNext("/dashboard/apps/demo/screens") == "/dashboard/apps/demo/screens")
+    }
+}
