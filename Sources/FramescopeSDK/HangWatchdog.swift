@@ -293,13 +293,3 @@ extension HangWatchdog {
         }
     }
 }
-
-/// A dispatch source. libdispatch objects may be used from any thread; the Linux
-/// `Dispatch` overlay just does not mark the source types `Sendable`.
-private struct SendableDispatchSource<Source>: @unchecked Sendable {
-    let source: Source
-
-    init(_ source: Source) {
-        self.source = source
-    }
-}
