@@ -156,16 +156,3 @@ struct HangDetector: Sendable {
         return .ended(Hang(start: since, duration: seconds(end.minus(since))), ending)
     }
 }
-
-/// Nanoseconds to seconds.
-func seconds(_ nanoseconds: UInt64) -> Double {
-    Double(nanoseconds) / 1e9
-}
-
-extension UInt64 {
-    /// `self − other`, or 0 when `other` is larger (times read on two threads may be a
-    /// few nanoseconds out of order).
-    func minus(_ other: UInt64) -> UInt64 {
-        self > other ? self - other : 0
-    }
-}

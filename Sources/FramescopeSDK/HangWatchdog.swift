@@ -79,7 +79,8 @@ import Dispatch
 /// The handler is called on the watchdog's own serial queue, never on the watched
 /// queue, one event at a time and in order; keep it short, since checks wait for it.
 /// ``start()``, ``pause()``, ``resume()`` and ``stop()`` may be called from any thread,
-/// the handler included; they return after the events they cause have been handled.
+/// the handler included (the events such a call causes are then handled inside it);
+/// they return after the events they cause have been handled.
 public final class HangWatchdog: Sendable {
     /// The watchdog's settings: the threshold, the check interval and the suspension
     /// tolerance, in seconds.

@@ -44,3 +44,16 @@ func systemMonotonicNanoseconds() -> UInt64 {
     return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
     #endif
 }
+
+/// Nanoseconds to seconds.
+func seconds(_ nanoseconds: UInt64) -> Double {
+    Double(nanoseconds) / 1e9
+}
+
+extension UInt64 {
+    /// `self − other`, or 0 when `other` is larger (times read on two threads may be a
+    /// few nanoseconds out of order).
+    func minus(_ other: UInt64) -> UInt64 {
+        self > other ? self - other : 0
+    }
+}
