@@ -48,7 +48,7 @@ extension RealThreadTests {
             }
             #expect(ending == .recovered)
             #expect(begun.start == hang.start)
-            #expect(begun.duration >= 0.25 && begun.duration < 0.35, "reported begun after \(begun.duration) s")
+            #expect(begun.duration >= 0.25 && begun.duration <= hang.duration, "reported begun after \(begun.duration) s")
             #expect(abs(hang.duration - 0.4) <= 0.05, "duration \(hang.duration) s")
             #expect(abs(elapsed(from: blockStart, to: hang.start)) <= 0.05, "start off by \(elapsed(from: blockStart, to: hang.start)) s")
         }
@@ -79,10 +79,11 @@ extension RealThreadTests {
             let watchdog = makeWatchdog()
             watchdog.start()
             Thread.sleep(forTimeInterval: 0.05)
-            let done = startBlocking(queue, for: 0.7)
+            let blocker = Blocker(queue, for: 0.7)
             Thread.sleep(forTimeInterval: 0.4)
+            let stopTime = systemMonotonicNanoseconds()
             watchdog.stop()
-            done.wait()
+            blocker.wait()
             Thread.sleep(forTimeInterval: 0.05)
 
             #expect(log.began.count == 1, "\(log.all)")
@@ -91,7 +92,9 @@ extension RealThreadTests {
             if let (hang, ending) = ended.first {
                 #expect(ending == .stopped)
                 #expect(ending.isInterrupted)
-                #expect(abs(hang.duration - 0.4) <= 0.05, "duration \(hang.duration) s")
+                // From the block's start to the stop (about 0.4 s).
+                let expected = elapsed(from: blocker.started, to: stopTime)
+                #expect(abs(hang.duration - expected) <= 0.05, "duration \(hang.duration) s, expected \(expected) s")
             }
         }
 
@@ -100,10 +103,11 @@ extension RealThreadTests {
             let watchdog = makeWatchdog()
             watchdog.start()
             Thread.sleep(forTimeInterval: 0.05)
-            let done = startBlocking(queue, for: 0.8)
+            let blocker = Blocker(queue, for: 0.8)
             Thread.sleep(forTimeInterval: 0.4)
+            let pauseTime = systemMonotonicNanoseconds()
             watchdog.pause()
-            done.wait()  // the block goes on for another 0.4 s while paused
+            blocker.wait()  // the block goes on for another 0.4 s while paused
             Thread.sleep(forTimeInterval: 0.05)
             watchdog.resume()
             Thread.sleep(forTimeInterval: 0.3)
@@ -114,7 +118,9 @@ extension RealThreadTests {
             #expect(ended.count == 1, "\(log.all)")
             if let (hang, ending) = ended.first {
                 #expect(ending == .paused)
-                #expect(abs(hang.duration - 0.4) <= 0.05, "duration \(hang.duration) s")
+                // From the block's start to the pause (about 0.4 s), not to the block's end.
+                let expected = elapsed(from: blocker.started, to: pauseTime)
+                #expect(abs(hang.duration - expected) <= 0.05, "duration \(hang.duration) s, expected \(expected) s")
             }
         }
 
@@ -126,12 +132,12 @@ extension RealThreadTests {
             // A 0.5 s block, paused from 0.1 s to 0.3 s into it, with a ping waiting
             // behind it all along. Counted from before the pause, the ping waits 0.5 s;
             // counted from the resume, 0.2 s: no hang.
-            let done = startBlocking(queue, for: 0.5)
+            let blocker = Blocker(queue, for: 0.5)
             Thread.sleep(forTimeInterval: 0.1)
             watchdog.pause()
             Thread.sleep(forTimeInterval: 0.2)
             watchdog.resume()
-            done.wait()
+            blocker.wait()
             Thread.sleep(forTimeInterval: 0.1)
             watchdog.stop()
             #expect(log.all.isEmpty, "\(log.all)")
@@ -146,10 +152,10 @@ extension RealThreadTests {
             Thread.sleep(forTimeInterval: 0.05)
             // A ping is waiting behind this block when the clock jumps, as it would be
             // when the process is stopped mid-block and continued 2 s later.
-            let done = startBlocking(queue, for: 0.15)
+            let blocker = Blocker(queue, for: 0.15)
             Thread.sleep(forTimeInterval: 0.05)
             steppable.jump(by: 2)
-            done.wait()
+            blocker.wait()
             Thread.sleep(forTimeInterval: 0.1)
             watchdog.stop()
             #expect(log.all.isEmpty, "\(log.all)")
@@ -162,10 +168,11 @@ extension RealThreadTests {
             let watchdog = makeWatchdog(clock: steppable.clock)
             watchdog.start()
             Thread.sleep(forTimeInterval: 0.05)
-            let done = startBlocking(queue, for: 0.6)
+            let blocker = Blocker(queue, for: 0.6)
             Thread.sleep(forTimeInterval: 0.4)
+            let jumpTime = systemMonotonicNanoseconds()
             steppable.jump(by: 2)
-            done.wait()  // 0.2 s more after the restart: under the threshold
+            blocker.wait()  // about 0.2 s more after the restart: under the threshold
             Thread.sleep(forTimeInterval: 0.1)
             watchdog.stop()
 
@@ -174,7 +181,9 @@ extension RealThreadTests {
             #expect(ended.count == 1, "\(log.all)")
             if let (hang, ending) = ended.first {
                 #expect(ending == .suspended)
-                #expect(abs(hang.duration - 0.4) <= 0.05, "duration \(hang.duration) s")
+                // From the block's start to the last check before the jump (about 0.4 s).
+                let expected = elapsed(from: blocker.started, to: jumpTime)
+                #expect(abs(hang.duration - expected) <= 0.05, "duration \(hang.duration) s, expected \(expected) s")
             }
             #expect(watchdog.statistics.suspensions == 1)
         }

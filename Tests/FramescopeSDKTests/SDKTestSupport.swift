@@ -68,15 +68,29 @@ func block(_ queue: DispatchQueue, for seconds: Double) -> UInt64 {
     return started.withLock { $0 }
 }
 
-/// Blocks `queue` for `seconds` without waiting; the returned semaphore is signalled when
-/// the block is over.
-func startBlocking(_ queue: DispatchQueue, for seconds: Double) -> DispatchSemaphore {
-    let done = DispatchSemaphore(value: 0)
-    queue.async {
-        Thread.sleep(forTimeInterval: seconds)
-        done.signal()
+/// Blocks a queue for a while without waiting for it: a sleeping work item.
+final class Blocker: Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private let startTime = Locked<UInt64>(0)
+
+    /// Posts a work item that sleeps on `queue` for `seconds`.
+    init(_ queue: DispatchQueue, for seconds: Double) {
+        queue.async { [done, startTime] in
+            startTime.withLock { $0 = systemMonotonicNanoseconds() }
+            Thread.sleep(forTimeInterval: seconds)
+            done.signal()
+        }
     }
-    return done
+
+    /// When the block began, on the system monotonic clock (0 before it began).
+    var started: UInt64 {
+        startTime.withLock { $0 }
+    }
+
+    /// Returns when the block is over.
+    func wait() {
+        done.wait()
+    }
 }
 
 /// Seconds between two readings of the monotonic clock.
