@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "FramescopeTesting", targets: ["FramescopeTesting"]),
         .library(name: "FramescopeCollector", targets: ["FramescopeCollector"]),
         .library(name: "FramescopeDashboard", targets: ["FramescopeDashboard"]),
+        .library(name: "FramescopeSDK", targets: ["FramescopeSDK"]),
         .executable(name: "framescope", targets: ["framescope"]),
     ],
     dependencies: [
@@ -32,6 +33,10 @@ let package = Package(
         .target(name: "FramescopeTraces", dependencies: ["FramescopeCore"]),
         // Budget assertions for Swift Testing and XCTest.
         .target(name: "FramescopeTesting", dependencies: ["FramescopeCore"]),
+        // The in-app SDK: hang watchdog and resource sampler (Foundation and Dispatch, no UIKit).
+        .target(name: "FramescopeSDK", dependencies: ["FramescopeCore"]),
+        // Runs a hang watchdog on a healthy queue; the SDK tests stop and continue it with signals.
+        .executableTarget(name: "FramescopeWatchdogProbe", dependencies: ["FramescopeSDK"]),
         // The collector: ingest, rollups and queries over a store (SQLite by default).
         .target(
             name: "FramescopeCollector",
@@ -73,6 +78,7 @@ let package = Package(
         .testTarget(name: "FramescopeCoreTests", dependencies: ["FramescopeCore"]),
         .testTarget(name: "FramescopeTracesTests", dependencies: ["FramescopeCore", "FramescopeTraces"]),
         .testTarget(name: "FramescopeTestingTests", dependencies: ["FramescopeCore", "FramescopeTesting"]),
+        .testTarget(name: "FramescopeSDKTests", dependencies: ["FramescopeSDK", "FramescopeCore"]),
         .testTarget(name: "FramescopeCLITests", dependencies: ["framescope", "FramescopeCore"]),
         .testTarget(
             name: "FramescopeCollectorTests",

@@ -1,0 +1,99 @@
+import Dispatch
+import Foundation
+import Testing
+@testable import FramescopeSDK
+
+/// The SDK's tests that time real threads, nested so they run one at a time: two of them
+/// at once (or a CPU-spinning test beside a hang test) would measure each other.
+@Suite("FramescopeSDK on real threads", .serialized)
+enum RealThreadTests {}
+
+/// Collects what a watchdog reports, from any thread.
+final class HangEventLog: Sendable {
+    private let events = Locked<[HangEvent]>([])
+
+    func append(_ event: HangEvent) {
+        events.withLock { $0.append(event) }
+    }
+
+    var all: [HangEvent] {
+        events.withLock { $0 }
+    }
+
+    /// The hangs that ended, with how they ended.
+    var ended: [(hang: Hang, ending: HangEnding)] {
+        all.compactMap { event in
+            if case let .ended(hang, ending) = event { return (hang, ending) }
+            return nil
+        }
+    }
+
+    /// The hangs reported as begun.
+    var began: [Hang] {
+        all.compactMap { event in
+            if case let .began(hang) = event { return hang }
+            return nil
+        }
+    }
+}
+
+/// A clock that runs with the system's monotonic clock plus an offset the test can push
+/// forward, as if the process had been stopped for that long.
+final class SteppableClock: Sendable {
+    private let offset = Locked<UInt64>(0)
+
+    var clock: MonotonicClock {
+        MonotonicClock { [offset] in
+            systemMonotonicNanoseconds() + offset.withLock { $0 }
+        }
+    }
+
+    func jump(by seconds: Double) {
+        offset.withLock { $0 += UInt64(seconds * 1e9) }
+    }
+}
+
+/// Keeps `queue` busy for `seconds` (a sleeping work item) and returns when that is over.
+/// Returns when the block started, on the system monotonic clock.
+@discardableResult
+func block(_ queue: DispatchQueue, for seconds: Double) -> UInt64 {
+    let started = Locked<UInt64>(0)
+    let done = DispatchSemaphore(value: 0)
+    queue.async {
+        started.withLock { $0 = systemMonotonicNanoseconds() }
+        Thread.sleep(forTimeInterval: seconds)
+        done.signal()
+    }
+    done.wait()
+    return started.withLock { $0 }
+}
+
+/// Blocks a queue for a while without waiting for it: a sleeping work item.
+final class Blocker: Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private let startTime = Locked<UInt64>(0)
+
+    /// Posts a work item that sleeps on `queue` for `seconds`.
+    init(_ queue: DispatchQueue, for seconds: Double) {
+        queue.async { [done, startTime] in
+            startTime.withLock { $0 = systemMonotonicNanoseconds() }
+            Thread.sleep(forTimeInterval: seconds)
+            done.signal()
+        }
+    }
+
+    /// When the block began, on the system monotonic clock (0 before it began).
+    var started: UInt64 {
+        startTime.withLock { $0 }
+    }
+
+    /// Returns when the block is over.
+    func wait() {
+        done.wait()
+    }
+}
+
+/// Seconds between two readings of the monotonic clock.
+func elapsed(from start: UInt64, to end: UInt64) -> Double {
+    (Double(end) - Double(start)) / 1e9
+}
