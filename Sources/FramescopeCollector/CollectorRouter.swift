@@ -88,7 +88,10 @@ public func makeCollectorRouter(store: any CollectorStore, limits: IngestLimits 
             }
             throw CollectorError(.badRequest, code: "invalid_field", field: field.isEmpty ? nil : field, message: error.reason)
         }
-        let (ingest, rejected) = try IngestValidator(limits: limits, now: clock()).validate(batch, app: grant.app)
+        let rawEvents = body.withUnsafeReadableBytes { bytes in
+            JSONEventSlicer.eventRanges(in: bytes)?.map { String(decoding: UnsafeRawBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
+        }
+        let (ingest, rejected) = try IngestValidator(limits: limits, now: clock()).validate(batch, app: grant.app, rawEvents: rawEvents)
         var result = IngestResult(stored: 0, duplicate: false)
         if !ingest.events.isEmpty { result = try await groupCommit.ingest(ingest) }
         metrics.recordIngest(app: grant.app, accepted: result.stored, rejected: rejected.count)

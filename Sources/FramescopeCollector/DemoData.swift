@@ -31,8 +31,10 @@ public enum DemoData {
             let events = batch.events.compactMap { event in ISO8601.parse(event.startedAt).map { (event, $0) } }.filter { $0.1 <= now }
             guard !events.isEmpty else { continue }
             let raw = try events.map { String(decoding: try encoder.encode($0.0), as: UTF8.self) }
-            _ = try await store.ingest(IngestBatch(app: appId, batchId: batch.batchId, appVersion: batch.app.version, osVersion: batch.device.osVersion,
-                                                   deviceModel: batch.device.model, events: events, rawEvents: raw, receivedAt: now))
+            var ingest = IngestBatch(app: appId, batchId: batch.batchId, appVersion: batch.app.version, osVersion: batch.device.osVersion,
+                                     deviceModel: batch.device.model, events: events, rawEvents: raw, receivedAt: now)
+            ingest.installationId = batch.device.installationId
+            _ = try await store.ingest(ingest)
             ingested += events.count
         }
         return (credentials, ingested)

@@ -51,22 +51,44 @@ public struct DeviceSketch: Sendable, Hashable {
         }
     }
 
-    /// The estimated number of distinct devices (0 for an empty sketch).
+    /// The estimated number of distinct devices (0 for an empty sketch), by Ertl's
+    /// improved estimator ("New cardinality estimation algorithms for HyperLogLog
+    /// sketches", 2017): unbiased across the whole range without correction tables.
     public var estimate: Int {
         guard !registers.isEmpty else { return 0 }
         let m = Double(Self.registerCount)
-        var sum = 0.0
-        var zeros = 0
-        for register in registers {
-            sum += 1 / Double(UInt64(1) << UInt64(register))
-            if register == 0 { zeros += 1 }
+        let q = 64 - Self.indexBits
+        var counts = [Double](repeating: 0, count: q + 2)
+        for register in registers { counts[min(Int(register), q + 1)] += 1 }
+        var z = m * Self.tau(1 - counts[q + 1] / m)
+        for k in stride(from: q, through: 1, by: -1) { z = 0.5 * (z + counts[k]) }
+        z += m * Self.sigma(counts[0] / m)
+        guard z.isFinite, z > 0 else { return 0 }
+        return Int((m * m / (2 * log(2.0)) / z).rounded())
+    }
+
+    static func sigma(_ value: Double) -> Double {
+        guard value < 1 else { return .infinity }
+        var x = value, y = 1.0, z = value
+        while true {
+            x *= x
+            let previous = z
+            z += x * y
+            y += y
+            if z == previous { return z }
         }
-        let alpha = 0.7213 / (1 + 1.079 / m)
-        let raw = alpha * m * m / sum
-        if raw <= 2.5 * m, zeros > 0 {
-            return Int((m * log(m / Double(zeros))).rounded())
+    }
+
+    static func tau(_ value: Double) -> Double {
+        guard value > 0, value < 1 else { return 0 }
+        var x = value, y = 1.0, z = 1 - value
+        while true {
+            x = x.squareRoot()
+            let previous = z
+            y *= 0.5
+            z -= (1 - x) * (1 - x) * y
+            if z == previous { return z / 3 }
         }
-        return Int(raw.rounded())
     }
 
     /// 64 well-mixed bits of `id`: FNV-1a, then the SplitMix64 finalizer.

@@ -78,7 +78,9 @@ struct IngestValidator {
     var limits: IngestLimits
     var now: Double
 
-    func validate(_ batch: WireBatch, app: String) throws -> (IngestBatch, [RejectedEvent]) {
+    /// - Parameter rawEvents: Each event's JSON exactly as sent (``JSONEventSlicer``), stored
+    ///   as the raw event; when `nil` or of another count, accepted events are encoded again.
+    func validate(_ batch: WireBatch, app: String, rawEvents: [String]? = nil) throws -> (IngestBatch, [RejectedEvent]) {
         let id = batch.batchId
         guard !id.isEmpty, id.count <= 64, id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
             throw CollectorError(.badRequest, code: "invalid_field", field: "batchId", message: "batchId must be 1–64 letters, digits, '-' or '_'")
@@ -114,6 +116,7 @@ struct IngestValidator {
         var rejected: [RejectedEvent] = []
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
+        let sent = rawEvents.flatMap { $0.count == batch.events.count ? $0 : nil }
         for (index, lossy) in batch.events.enumerated() {
             switch lossy.result {
             case let .failure(error):
@@ -122,9 +125,14 @@ struct IngestValidator {
             case let .success(event):
                 if let (field, message) = check(event) {
                     rejected.append(RejectedEvent(index: index, field: "events[\(index)].\(field)", message: message))
-                } else if let startedAt = ISO8601.parse(event.startedAt), let json = try? encoder.encode(event) {
-                    accepted.append((event, startedAt))
-                    raw.append(String(decoding: json, as: UTF8.self))
+                } else if let startedAt = ISO8601.parse(event.startedAt) {
+                    if let sent {
+                        accepted.append((event, startedAt))
+                        raw.append(sent[index])
+                    } else if let json = try? encoder.encode(event) {
+                        accepted.append((event, startedAt))
+                        raw.append(String(decoding: json, as: UTF8.self))
+                    }
                 }
             }
         }

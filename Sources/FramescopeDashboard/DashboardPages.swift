@@ -201,10 +201,12 @@ public struct DashboardPages: Sendable {
         let base = "/dashboard/apps/\(percentEncode(app))"
         var chrome = try await chrome(title: "Overview", app: app, filters: filters, now: now, action: base)
         chrome.isOverview = true
+        // The split by version reads the dimension-keeping rollups, the slowest read; it runs beside the others.
+        async let versionGroups = store.aggregate(app: app, query: AggregateQuery(filter: query, dimension: .appVersion))
         let total = try await store.aggregate(app: app, query: AggregateQuery(filter: query)).first?.rollup ?? RollupValue()
         let charts = try await trendCharts(app: app, query: query, interval: filters.interval, idPrefix: "trend-",
                                            charts: [Self.hitchTrend, Self.hangTrend, Self.fpsTrend, Self.frozenTrend])
-        let byVersion = try await store.aggregate(app: app, query: AggregateQuery(filter: query, dimension: .appVersion))
+        let byVersion = try await versionGroups
         let versions = byVersion.map { group in
             VersionRow(version: group.dimensionValue ?? "", link: base + "/screens" + filtersFixing(filters, appVersion: group.dimensionValue),
                        visits: groupThousands(group.visits), cells: cells(group.rollup))
@@ -330,9 +332,19 @@ public struct DashboardPages: Sendable {
                       lines: [("stability", QueryFigure(report: .stability))], scale: 100, unit: "%"),
         ])
         var breakdowns: [Breakdown] = []
-        for (dimension, heading) in [(RollupDimension.appVersion, "app version"), (.osVersion, "OS version"), (.deviceModel, "device model"),
-                                     (.network, "network"), (.lowPower, "low-power mode")] {
-            let groups = try await store.aggregate(app: app, query: AggregateQuery(filter: query, dimension: dimension))
+        let dimensions: [(RollupDimension, String)] = [(.appVersion, "app version"), (.osVersion, "OS version"), (.deviceModel, "device model"),
+                                                       (.network, "network"), (.lowPower, "low-power mode")]
+        // The five breakdowns read the same rollups; they run concurrently (SQLite's WAL allows parallel readers).
+        let store = self.store
+        let grouped = try await withThrowingTaskGroup(of: (Int, [RollupAggregate]).self) { group in
+            for (index, dimension) in dimensions.enumerated() {
+                group.addTask { (index, try await store.aggregate(app: app, query: AggregateQuery(filter: query, dimension: dimension.0))) }
+            }
+            var results = [[RollupAggregate]](repeating: [], count: dimensions.count)
+            for try await (index, groups) in group { results[index] = groups }
+            return results
+        }
+        for ((dimension, heading), groups) in zip(dimensions, grouped) {
             let bars = groups.map { group in
                 BarList.Bar(label: dimension == .lowPower ? (group.dimensionValue == "true" ? "on" : "off") : group.dimensionValue ?? "",
                             value: QueryFigure(.hitchRatio).value(of: group.rollup), basis: "\(groupThousands(group.visits)) visits")

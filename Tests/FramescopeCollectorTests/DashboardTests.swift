@@ -29,7 +29,8 @@ struct DashboardTests {
         let router = makeCollectorRouter(store: temporary.store, clock: { Self.now }, additionalRoutes: { router in
             DashboardRoutes(pages: pages, clock: { Self.now }).register(on: router)
         })
-        let queries = CollectorQueries(store: temporary.store)
+        let store = temporary.store
+        let queries = CollectorQueries(store: store)
         let filters = DashboardFilters(parameters: [:])
         let query = filters.query(now: Self.now)
         try await Application(router: router).test(.router) { client in
@@ -92,7 +93,7 @@ struct DashboardTests {
 
             // Screen detail: the distribution's markers are the merged report's percentiles.
             let feedPage = String(buffer: try await client.execute(uri: "/dashboard/apps/demo/screens/Feed", method: .get, headers: cookie).body)
-            let feed = try #require(try await temporary.store.screens(app: "demo", query: filters.query(now: Self.now, screen: "Feed")).first)
+            let feed = try #require(try await store.screens(app: "demo", query: filters.query(now: Self.now, screen: "Feed")).first)
             #expect(attributeValues(feedPage, element: "g", attribute: "data-quantile") == ["p50", "p90", "p95", "p99"])
             let p95 = try #require(feed.report.frameDuration(atQuantile: 0.95))
             #expect(feedPage.contains("data-quantile=\"p95\" data-ms=\"\(p95 * 1000)\""))
