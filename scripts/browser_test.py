@@ -177,7 +177,7 @@ def main():
         check(markers == ["p50", "p90", "p95", "p99"], f"the distribution marks p50/p90/p95/p99 ({markers})")
         bars = driver.find_elements(By.CSS_SELECTOR, "#distribution rect.bar")
         check(len(bars) >= 5, f"the distribution has bars ({len(bars)})")
-        for breakdown in ["by-appVersion", "by-osVersion", "by-deviceModel", "by-network", "by-lowPower", "by-refreshRate"]:
+        for breakdown in ["by-appVersion", "by-osVersion", "by-deviceModel", "by-network", "by-lowPower", "by-refreshClass", "by-refreshRate"]:
             check(len(driver.find_elements(By.CSS_SELECTOR, f"#{breakdown} g.bar-row")) >= 2, f"breakdown {breakdown} has bars")
         feed = next(s for s in api(url, read_key, "/v1/apps/demo/screens?screen=Feed")["screens"])
         tile = driver.find_element(By.CSS_SELECTOR, '.tile[data-metric="hitchRatio"]').get_attribute("data-value")

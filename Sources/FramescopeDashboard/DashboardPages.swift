@@ -354,6 +354,11 @@ public struct DashboardPages: Sendable {
                                                         svg: BarList(bars: bars, unit: "ms/s", title: "Hitch ratio by \(heading)").svg()))
             }
         }
+        let classes = try await refreshClasses(app: app, query: query)
+        if !classes.isEmpty {
+            breakdowns.append(Breakdown(id: "by-refreshClass", heading: "Hitch ratio by display: 60 Hz, 120 Hz (ProMotion), capped (ProMotion in low-power mode)",
+                                        svg: BarList(bars: classes, unit: "ms/s", title: "Hitch ratio by display refresh").svg()))
+        }
         let rates = total.report.refreshRates.entries.map { entry in
             BarList.Bar(label: "\(entry.key) Hz", value: Double(entry.count) / Double(max(total.report.frames, 1)) * 100,
                         basis: "\(groupThousands(entry.count)) frames")
@@ -370,6 +375,29 @@ public struct DashboardPages: Sendable {
                               tiles: tiles(total), charts: charts,
                               distribution: DurationDistributionChart(histogram: total.report.frameDurations).svg(), markers: markers, breakdowns: breakdowns)
         return library.render(page, withTemplate: "screen") ?? ""
+    }
+
+    /// Hitch ratio of visits on 60 Hz displays, on ProMotion displays at 120 Hz, and on
+    /// ProMotion displays capped at 60 Hz by low-power mode. A device model counts as
+    /// ProMotion when its visits outside low-power mode show frames above 60 Hz.
+    func refreshClasses(app: String, query: ScreenQuery) async throws -> [BarList.Bar] {
+        var normal = query
+        normal.lowPower = false
+        var saving = query
+        saving.lowPower = true
+        async let lowPowerGroups = store.aggregate(app: app, query: AggregateQuery(filter: saving, dimension: .deviceModel))
+        let normalGroups = try await store.aggregate(app: app, query: AggregateQuery(filter: normal, dimension: .deviceModel))
+        let proMotion = Set(normalGroups.filter { group in group.report.refreshRates.entries.contains { $0.key > 60 } }.compactMap(\.dimensionValue))
+        var classes: [(String, RollupValue)] = [("60 Hz display", RollupValue()), ("120 Hz (ProMotion)", RollupValue()), ("capped at 60 Hz (low-power mode)", RollupValue())]
+        for group in normalGroups {
+            classes[proMotion.contains(group.dimensionValue ?? "") ? 1 : 0].1.merge(group.rollup)
+        }
+        for group in try await lowPowerGroups {
+            classes[proMotion.contains(group.dimensionValue ?? "") ? 2 : 0].1.merge(group.rollup)
+        }
+        return classes.filter { $0.1.visits > 0 }.map { name, rollup in
+            BarList.Bar(label: name, value: QueryFigure(.hitchRatio).value(of: rollup), basis: "\(groupThousands(rollup.visits)) visits")
+        }
     }
 
     // MARK: Compare

@@ -97,10 +97,11 @@ struct DashboardTests {
             #expect(attributeValues(feedPage, element: "g", attribute: "data-quantile") == ["p50", "p90", "p95", "p99"])
             let p95 = try #require(feed.report.frameDuration(atQuantile: 0.95))
             #expect(feedPage.contains("data-quantile=\"p95\" data-ms=\"\(p95 * 1000)\""))
-            for breakdown in ["by-appVersion", "by-osVersion", "by-deviceModel", "by-network", "by-lowPower", "by-refreshRate"] {
+            for breakdown in ["by-appVersion", "by-osVersion", "by-deviceModel", "by-network", "by-lowPower", "by-refreshClass", "by-refreshRate"] {
                 #expect(feedPage.contains("id=\"\(breakdown)\""), "\(breakdown)")
             }
 
+            #expect(attributeValues(feedPage, element: "g", attribute: "data-label").contains("capped at 60 Hz (low-power mode)"))
             // Compare: the newest version against the one before by default; regressions first.
             let fix = String(buffer: try await client.execute(uri: "/dashboard/apps/demo/compare", method: .get, headers: cookie).body)
             #expect(fix.contains("<option value=\"3.1.0\" selected>") && fix.contains("3.2.0 against 3.1.0"))
