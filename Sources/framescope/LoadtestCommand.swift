@@ -16,7 +16,8 @@ struct LoadtestCommand: AsyncParsableCommand {
             time, so a server that falls behind shows it in the latency instead of hiding it \
             (no coordinated omission). At most --concurrency requests are in flight; a batch \
             that waits for a free slot waits on the clock. Prints achieved events/s and \
-            latency percentiles; with a terminal on stderr, progress every second. Only \
+            latency percentiles; with a terminal on stderr, progress every second. Reports go \
+            in their compact binary form, as the SDK sends them, unless --json-reports. Only \
             loopback URLs are accepted, and --duration is at most 600 s.
             """
     )
@@ -42,6 +43,9 @@ struct LoadtestCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Most requests in flight at once.", valueName: "n"))
     var concurrency = 64
 
+    @Flag(help: "Send reports as JSON objects instead of their compact base64 binary form (what the SDK sends).")
+    var jsonReports = false
+
     @Option(help: "Output format: text or json.")
     var format: OutputFormat = .text
 
@@ -64,7 +68,7 @@ struct LoadtestCommand: AsyncParsableCommand {
 
     func run() async throws {
         let endpoint = url.hasSuffix("/") ? url + "v1/events" : url + "/v1/events"
-        let templates = try LoadBatchTemplates(app: app, batchSize: batchSize, now: Date().timeIntervalSince1970)
+        let templates = try LoadBatchTemplates(app: app, batchSize: batchSize, now: Date().timeIntervalSince1970, compactReports: !jsonReports)
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(
             connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: concurrency)))
         let summary: LoadSummary
@@ -139,7 +143,8 @@ struct LoadtestCommand: AsyncParsableCommand {
         return LoadSummary(url: url, targetEventsPerSecond: rate, batchSize: batchSize, concurrency: concurrency, seconds: elapsed,
                            batchesSent: total, acknowledged: recorder.acknowledged,
                            achievedEventsPerSecond: Double(recorder.acknowledged * batchSize) / max(elapsed, 0.001),
-                           latencyMilliseconds: LoadSummary.Latency(recorder.latencies), failures: recorder.failures)
+                           latencyMilliseconds: LoadSummary.Latency(recorder.latencies), failures: recorder.failures,
+                           bodyBytes: templates.body(index: 0, runId: runId).readableBytes)
     }
 }
 
@@ -193,6 +198,7 @@ struct LoadSummary: Codable {
     var achievedEventsPerSecond: Double
     var latencyMilliseconds: Latency
     var failures: [String: Int]
+    var bodyBytes: Int
 
     var errorText: String {
         failures.isEmpty ? "" : " (" + failures.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + ")"
@@ -201,7 +207,7 @@ struct LoadSummary: Codable {
     var text: String {
         func ms(_ value: Double?) -> String { value.map { String(format: "%.1f ms", $0) } ?? "–" }
         return """
-            target:        \(targetEventsPerSecond) events/s in batches of \(batchSize), at most \(concurrency) in flight
+            target:        \(targetEventsPerSecond) events/s in batches of \(batchSize) (\(bodyBytes / batchSize) bytes per event), at most \(concurrency) in flight
             sent:          \(batchesSent) batches in \(String(format: "%.1f", seconds)) s
             acknowledged:  \(acknowledged) batches, \(String(format: "%.0f", achievedEventsPerSecond)) events/s
             latency:       p50 \(ms(latencyMilliseconds.p50)), p90 \(ms(latencyMilliseconds.p90)), p99 \(ms(latencyMilliseconds.p99)), max \(ms(latencyMilliseconds.max))
@@ -221,11 +227,12 @@ struct LoadBatchTemplates {
 
     /// Encodes 8 batches of `batchSize` visits drawn from one simulated day of the demo
     /// fleet, with start times in the hour before `now`.
-    init(app: String, batchSize: Int, now: Double) throws {
+    init(app: String, batchSize: Int, now: Double, compactReports: Bool) throws {
         let fleet = FleetSimulation.demo(appId: app, start: now - 86_400, days: 1, deviceCount: 30, seed: 99)
         let visits = fleet.batches().flatMap { batch in batch.events.map { (batch, $0) } }
         guard let (first, _) = visits.first else { throw ValidationError("the fleet simulation produced no visits") }
         let encoder = JSONEncoder()
+        encoder.userInfo[ScreenVisitEvent.compactReportsKey] = compactReports
         var bodies: [[UInt8]] = []
         var offsets: [Int] = []
         let marker = Array(Self.placeholder.utf8)

@@ -83,6 +83,38 @@ struct CodingTests {
         #expect(throws: BinaryReportError.self) { try FrameReport(binary: [1] + [UInt8](repeating: 0xFF, count: 20)) }
     }
 
+    @Test("Events carry reports as JSON objects or as compact base64 binary; both decode to the same event")
+    func compactReports() throws {
+        let report = sampleReport()
+        let event = ScreenVisitEvent(screen: "Feed", startedAt: "2026-11-01T10:00:00Z", duration: 12,
+                                     context: VisitContext(network: .wifi, lowPowerMode: false), report: report.whole, motion: report.motion)
+        let encoder = JSONEncoder()
+        encoder.userInfo[ScreenVisitEvent.compactReportsKey] = true
+        let compact = try encoder.encode(event)
+        let plain = try JSONEncoder().encode(event)
+        #expect(compact.count * 3 < plain.count, "\(compact.count) vs \(plain.count) bytes")
+        let json = try object(compact)
+        #expect(json["reportData"] is String && json["report"] == nil)
+        #expect(try JSONDecoder().decode(ScreenVisitEvent.self, from: compact) == event)
+        #expect(try JSONDecoder().decode(ScreenVisitEvent.self, from: plain) == event)
+        var noMotion = event
+        noMotion.motion = nil
+        #expect(try JSONDecoder().decode(ScreenVisitEvent.self, from: encoder.encode(noMotion)) == noMotion)
+        for bytes in [[UInt8](), [0], [1, 2], [0xFF, 0x10, 0x80], Array(0...255)] {
+            #expect(Base64.decode(Base64.encode(bytes)) == bytes)
+        }
+        #expect(Base64.encode(Array("Man".utf8)) == "TWFu" && Base64.encode(Array("Ma".utf8)) == "TWE=")
+        #expect(Base64.decode("TWF") == nil && Base64.decode("TW=u") == nil && Base64.decode("T*Fu") == nil)
+        var damaged = json
+        damaged["reportData"] = "AQID"
+        let error = #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(ScreenVisitEvent.self, from: JSONSerialization.data(withJSONObject: damaged))
+        }
+        #expect(error?.fieldPath == "reportData")
+        damaged["reportData"] = nil
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(ScreenVisitEvent.self, from: JSONSerialization.data(withJSONObject: damaged)) }
+    }
+
     @Test("Decoding names the field that contradicts another", arguments: [
         ("dropEvents", 1_000_000, "dropEvents"),
         ("frames", 5, "frames"),

@@ -75,6 +75,11 @@ public struct DeviceInfo: Sendable, Hashable, Codable {
 }
 
 /// One visit to one screen: from entering it to leaving it, with pauses left out.
+///
+/// On the wire, each report is either its JSON object (`report`, `motion`) or its compact
+/// binary form in base64 (`reportData`, `motionData`; ``FrameReport/binaryEncoded()``),
+/// which is about a tenth of the size and far cheaper to decode. Encoding writes the
+/// objects unless the encoder's `userInfo` has ``ScreenVisitEvent/compactReportsKey`` set to `true`.
 public struct ScreenVisitEvent: Sendable, Hashable, Codable {
     /// The kind of event; `screenVisit` is the only kind in version 1.
     public var kind: String = "screenVisit"
