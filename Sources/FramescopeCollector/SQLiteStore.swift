@@ -12,6 +12,7 @@ import GRDB
 /// counted whole or not at all. Schema changes are migrations, appended and never edited.
 public final class SQLiteStore: CollectorStore {
     private let pool: DatabasePool
+    private let rowCache = RollupRowCache(capacity: 8192)
 
     /// Opens (and migrates) the database at `path`.
     public init(path: String) throws {
@@ -192,7 +193,9 @@ public final class SQLiteStore: CollectorStore {
     /// transaction records each new batch id, appends its raw events and upserts the
     /// rollups of every level; a known batch id writes nothing.
     public func ingest(_ batches: [IngestBatch]) async throws -> [IngestResult] {
-        try await pool.write { db in
+        let cache = rowCache
+        return try await pool.write { db in
+            db.afterNextTransaction(onCommit: { _ in cache.commit() }, onRollback: { _ in cache.rollback() })
             var results: [IngestResult] = []
             var seen: Set<[String]> = []
             let insertEvent = try db.cachedStatement(sql: """
@@ -225,7 +228,7 @@ public final class SQLiteStore: CollectorStore {
             for (app, values) in groups {
                 for level in RollupLevel.allCases {
                     for (key, value) in level.regroup(values) {
-                        try Self.upsert(level, app: app, key: key, adding: value, db)
+                        try Self.upsert(level, app: app, key: key, adding: value, db, cache: cache)
                     }
                 }
             }
@@ -234,19 +237,29 @@ public final class SQLiteStore: CollectorStore {
     }
 
     /// Adds `value` to the row of `key` in `level`'s table (read, merge, write).
-    static func upsert(_ level: RollupLevel, app: String, key: RollupKey, adding value: RollupValue, _ db: Database) throws {
+    /// - Parameter cache: Rows as last committed; a hit skips the read and decode, and the
+    ///   merged row is staged for the cache when the transaction commits.
+    static func upsert(_ level: RollupLevel, app: String, key: RollupKey, adding value: RollupValue, _ db: Database,
+                       cache: RollupRowCache? = nil) throws {
         let table = tableName(level)
         let keyArguments: StatementArguments = [app, key.bucketStart, key.screen, key.appVersion, key.osVersion, key.deviceModel, key.network, key.lowPower]
         var merged = value
-        let select = try db.cachedStatement(sql: """
-            SELECT visits, report, motion, stats, devices FROM \(table) WHERE app_id = ? AND bucket = ? AND screen = ? AND app_version = ?
-            AND os_version = ? AND device_model = ? AND network = ? AND low_power = ?
-            """)
-        if let row = try Row.fetchOne(select, arguments: keyArguments) {
-            var stored = try decodeValue(row)
-            stored.merge(value)
-            merged = stored
+        let cacheKey = RollupRowCache.Key(level: level, app: app, key: key)
+        if var cached = cache?.lookup(cacheKey) {
+            cached.merge(value)
+            merged = cached
+        } else {
+            let select = try db.cachedStatement(sql: """
+                SELECT visits, report, motion, stats, devices FROM \(table) WHERE app_id = ? AND bucket = ? AND screen = ? AND app_version = ?
+                AND os_version = ? AND device_model = ? AND network = ? AND low_power = ?
+                """)
+            if let row = try Row.fetchOne(select, arguments: keyArguments) {
+                var stored = try decodeValue(row)
+                stored.merge(value)
+                merged = stored
+            }
         }
+        cache?.stage(cacheKey, merged)
         let report = Data(merged.report.binaryEncoded())
         let motion = merged.motion.map { Data($0.binaryEncoded()) }
         let stats = Data(merged.statistics.binaryEncoded())
@@ -281,7 +294,10 @@ public final class SQLiteStore: CollectorStore {
     /// Writes precomputed rollups straight into every level, as if the visits they sum
     /// had been ingested (without raw events): for benchmarks over very large data.
     public func addRollups(app: String, hourly values: [RollupKey: RollupValue]) async throws {
+        let cache = rowCache
         try await pool.write { db in
+            // Rows written here bypass the cache; drop what it holds once they commit.
+            db.afterNextTransaction(onCommit: { _ in cache.rollback() }, onRollback: { _ in cache.rollback() })
             for level in RollupLevel.allCases {
                 for (key, value) in level.regroup(values) { try Self.upsert(level, app: app, key: key, adding: value, db) }
             }
@@ -407,5 +423,49 @@ public final class SQLiteStore: CollectorStore {
         }
         while result.hasSuffix("-") { result.removeLast() }
         return result.isEmpty ? "app" : String(result.prefix(40))
+    }
+}
+
+/// Rollup rows as this process last committed them, so that an upsert of a hot row (this
+/// hour's, today's) skips reading and decoding it.
+///
+/// Touched only on GRDB's writer queue: inside write transactions and in their commit and
+/// rollback hooks, which GRDB runs on that same serial queue. That serialisation is what
+/// makes the unchecked `Sendable` safe. Rows merged in a transaction are staged and enter
+/// the cache only when it commits; a rollback empties the cache. It assumes this process
+/// is the only writer of the rollups, as one collector per database file is.
+final class RollupRowCache: @unchecked Sendable {
+    struct Key: Hashable {
+        var level: RollupLevel
+        var app: String
+        var key: RollupKey
+    }
+
+    private var rows: [Key: RollupValue] = [:]
+    private var staged: [Key: RollupValue] = [:]
+    private let capacity: Int
+
+    /// A cache of at most `capacity` rows (emptied whole when full: hot rows come back at once).
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    func lookup(_ key: Key) -> RollupValue? {
+        staged[key] ?? rows[key]
+    }
+
+    func stage(_ key: Key, _ value: RollupValue) {
+        staged[key] = value
+    }
+
+    func commit() {
+        if rows.count + staged.count > capacity { rows.removeAll(keepingCapacity: true) }
+        rows.merge(staged) { _, new in new }
+        staged.removeAll(keepingCapacity: true)
+    }
+
+    func rollback() {
+        staged.removeAll()
+        rows.removeAll()
     }
 }
