@@ -105,9 +105,10 @@ struct ServeEndToEndTests {
         return (db, try #require(keys["ingestKey"]), try #require(keys["readKey"]))
     }
 
-    /// Sends batches of 5 visits from `senders` concurrent tasks until `stop` is called on
-    /// the server (by `interrupt` after `after` seconds); returns the ids that got a 202.
-    func streamUntilStopped(_ server: ServerProcess, ingestKey: String, senders: Int = 6, after: Double,
+    /// Sends batches of 5 visits from `senders` concurrent tasks until the server stops
+    /// answering; `interrupt` signals it once `after` batches were acknowledged (or 120 s
+    /// passed, on a very slow machine). Returns the ids that got a 202.
+    func streamUntilStopped(_ server: ServerProcess, ingestKey: String, senders: Int = 6, after: Int,
                             interrupt: @escaping @Sendable (Int32) -> Void) async throws -> (acknowledged: [String], bodies: [String: Data]) {
         var workload = SyntheticWorkload(profile: .moderate, duration: 3, seed: 5)
         let report = PipelineSimulator(display: .fixed(hz: 60), seed: 5).run(&workload).analyze()
@@ -121,6 +122,7 @@ struct ServeEndToEndTests {
         }
         let pid = server.process.processIdentifier
         let port = server.port
+        let counter = AcknowledgementCounter()
         return try await withThrowingTaskGroup(of: [(String, Data)].self) { group in
             for sender in 0..<senders {
                 group.addTask {
@@ -129,13 +131,19 @@ struct ServeEndToEndTests {
                         let id = "s\(sender)-\(index)"
                         let data = try body(id)
                         guard let (status, _) = try? await ServerProcess.request(port: port, "/v1/events", method: "POST", key: ingestKey, body: data) else { break }
-                        if status == 202 { acknowledged.append((id, data)) }
+                        if status == 202 {
+                            acknowledged.append((id, data))
+                            await counter.add()
+                        }
                     }
                     return acknowledged
                 }
             }
             group.addTask {
-                try await Task.sleep(for: .seconds(after))
+                let deadline = ContinuousClock.now + .seconds(120)
+                while await counter.count < after, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
                 interrupt(pid)
                 return []
             }
@@ -167,10 +175,10 @@ struct ServeEndToEndTests {
         let directory = try TemporaryDirectory()
         let (db, ingestKey, readKey) = try freshApp(directory)
         let server = try ServerProcess(arguments: ["--db", db])
-        let (acknowledged, bodies) = try await streamUntilStopped(server, ingestKey: ingestKey, after: 1.5) { pid in kill(pid, SIGKILL) }
+        let (acknowledged, bodies) = try await streamUntilStopped(server, ingestKey: ingestKey, after: 30) { pid in kill(pid, SIGKILL) }
         server.process.waitUntilExit()
         #expect(server.process.terminationReason == .uncaughtSignal)
-        #expect(acknowledged.count > 10, "the stream was running when the server died")
+        #expect(acknowledged.count >= 30, "the stream was running when the server died")
         try await expectAllStored(db: db, ingestKey: ingestKey, readKey: readKey, acknowledged: acknowledged, bodies: bodies)
     }
 
@@ -179,10 +187,10 @@ struct ServeEndToEndTests {
         let directory = try TemporaryDirectory()
         let (db, ingestKey, readKey) = try freshApp(directory)
         let server = try ServerProcess(arguments: ["--db", db])
-        let (acknowledged, bodies) = try await streamUntilStopped(server, ingestKey: ingestKey, after: 1.5) { pid in kill(pid, SIGTERM) }
+        let (acknowledged, bodies) = try await streamUntilStopped(server, ingestKey: ingestKey, after: 30) { pid in kill(pid, SIGTERM) }
         server.process.waitUntilExit()
         #expect(server.process.terminationReason == .exit && server.process.terminationStatus == 0)
-        #expect(acknowledged.count > 10)
+        #expect(acknowledged.count >= 30)
         try await expectAllStored(db: db, ingestKey: ingestKey, readKey: readKey, acknowledged: acknowledged, bodies: bodies)
     }
 
@@ -230,4 +238,11 @@ struct LoadtestTests {
         #expect(wrongKey.exitCode == 74)
         #expect(wrongKey.stderr.contains("HTTP 401"))
     }
+}
+
+/// Counts acknowledged batches across the streaming tasks.
+actor AcknowledgementCounter {
+    private(set) var count = 0
+
+    func add() { count += 1 }
 }
