@@ -190,6 +190,17 @@ public enum BucketInterval: String, CaseIterable, Sendable, Codable, Hashable {
 
     /// The bucket length in seconds.
     public var seconds: Double { self == .hour ? 3600 : 86_400 }
+
+    /// The start of every bucket that overlaps `[from, to)`, in order (Unix seconds), at most `limit`.
+    public func starts(from: Double, to: Double, limit: Int = 10_000) -> [Double] {
+        var starts: [Double] = []
+        var start = Double(RollupLevel.floor(Int64(from.rounded(.down)), to: Int64(seconds)))
+        while start < to, starts.count < limit {
+            starts.append(start)
+            start += seconds
+        }
+        return starts
+    }
 }
 
 /// What to merge the rollups of a ``ScreenQuery`` into: one group per combination of

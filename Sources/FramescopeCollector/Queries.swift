@@ -242,13 +242,10 @@ public struct CollectorQueries: Sendable {
         let groups = try await store.aggregate(app: app, query: AggregateQuery(filter: query, interval: interval))
         var byStart: [Double: RollupValue] = [:]
         for group in groups { if let start = group.bucketStart { byStart[start] = group.rollup } }
-        var points: [SeriesPoint] = []
-        var start = Double(RollupLevel.floor(Int64(query.from.rounded(.down)), to: Int64(interval.seconds)))
-        while start < query.to, points.count < 10_000 {
+        let points = interval.starts(from: query.from, to: query.to).map { start in
             let rollup = byStart[start] ?? RollupValue()
-            points.append(SeriesPoint(start: ISO8601.format(unixSeconds: start), value: figure.value(of: rollup),
-                                      visits: rollup.visits, devices: rollup.devices.estimate, frames: rollup.report.frames))
-            start += interval.seconds
+            return SeriesPoint(start: ISO8601.format(unixSeconds: start), value: figure.value(of: rollup),
+                               visits: rollup.visits, devices: rollup.devices.estimate, frames: rollup.report.frames)
         }
         return TimeSeriesResponse(metric: figure.name, unit: figure.unit, interval: interval, points: points)
     }

@@ -164,7 +164,7 @@ public struct RatioStatistics: Sendable, Hashable, Codable {
 }
 
 /// The ``RatioStatistics`` of every ``VisitMetric`` over a set of visits.
-public struct VisitStatistics: Sendable, Hashable, Codable {
+public struct VisitStatistics: Sendable, Hashable {
     /// Statistics per figure; a figure no visit had is absent.
     public var metrics: [VisitMetric: RatioStatistics] = [:]
 
@@ -191,30 +191,6 @@ public struct VisitStatistics: Sendable, Hashable, Codable {
     /// The statistics of `metric`, empty when no visit had it.
     public subscript(metric: VisitMetric) -> RatioStatistics {
         metrics[metric] ?? RatioStatistics()
-    }
-
-    struct MetricKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    /// Decodes `{"hitchRatio": {…}, …}`; unknown figure names are skipped (a newer collector's rows).
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: MetricKey.self)
-        for key in container.allKeys {
-            guard let metric = VisitMetric(rawValue: key.stringValue) else { continue }
-            metrics[metric] = try container.decode(RatioStatistics.self, forKey: key)
-        }
-    }
-
-    /// Encodes `{"hitchRatio": {…}, …}`, one object per figure.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: MetricKey.self)
-        for metric in VisitMetric.allCases {
-            if let statistics = metrics[metric] { try container.encode(statistics, forKey: MetricKey(stringValue: metric.rawValue)) }
-        }
     }
 }
 
@@ -253,15 +229,7 @@ extension VisitStatistics {
             statistics.sumYY = try reader.double()
             statistics.sumXY = try reader.double()
             statistics.zeroValues = try reader.count()
-            do {
-                statistics.positiveValues = try DurationHistogram(buckets: try reader.pairs().map { DurationHistogram.Bucket(index: $0.0, count: $0.1) })
-            } catch let error as HistogramError {
-                throw BinaryReportError(error.description)
-            } catch let error as BinaryReportError {
-                throw error
-            } catch {
-                throw BinaryReportError(String(describing: error))
-            }
+            statistics.positiveValues = try reader.histogram()
             metrics[VisitMetric.allCases[index]] = statistics
         }
         guard reader.isAtEnd else { throw BinaryReportError("trailing bytes after the statistics") }

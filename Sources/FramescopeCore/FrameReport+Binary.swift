@@ -58,17 +58,9 @@ extension FrameReport {
         minFrameDuration = low.isNaN ? nil : low
         maxFrameDuration = high.isNaN ? nil : high
         stabilityBand = try reader.double()
-        do {
-            frameDurations = try DurationHistogram(buckets: try reader.pairs().map { DurationHistogram.Bucket(index: $0.0, count: $0.1) })
-            windowFPS = try Tally(entries: try reader.pairs().map { Tally.Entry(key: $0.0, count: $0.1) })
-            refreshRates = try Tally(entries: try reader.pairs().map { Tally.Entry(key: $0.0, count: $0.1) })
-        } catch let error as HistogramError {
-            throw BinaryReportError(error.description)
-        } catch let error as BinaryReportError {
-            throw error
-        } catch {
-            throw BinaryReportError(String(describing: error))
-        }
+        frameDurations = try reader.histogram()
+        windowFPS = try reader.tally()
+        refreshRates = try reader.tally()
         guard reader.isAtEnd else { throw BinaryReportError("trailing bytes after the report") }
         if let (field, message) = inconsistency { throw BinaryReportError("\(field): \(message)") }
     }
@@ -179,6 +171,26 @@ public struct BinaryReader: Sendable {
         var bits: UInt64 = 0
         for shift in stride(from: 0, to: 64, by: 8) { bits |= UInt64(try byte()) << UInt64(shift) }
         return Double(bitPattern: bits)
+    }
+
+    /// A duration histogram written as delta-coded pairs, checked.
+    public mutating func histogram() throws(BinaryReportError) -> DurationHistogram {
+        let pairs = try self.pairs()
+        do {
+            return try DurationHistogram(buckets: pairs.map { DurationHistogram.Bucket(index: $0.0, count: $0.1) })
+        } catch {
+            throw BinaryReportError(error.description)
+        }
+    }
+
+    /// A tally written as delta-coded pairs, checked.
+    public mutating func tally() throws(BinaryReportError) -> Tally {
+        let pairs = try self.pairs()
+        do {
+            return try Tally(entries: pairs.map { Tally.Entry(key: $0.0, count: $0.1) })
+        } catch {
+            throw BinaryReportError(error.description)
+        }
     }
 
     /// A count and delta-coded pairs, as ``BinaryWriter/pairs(_:)`` wrote them.

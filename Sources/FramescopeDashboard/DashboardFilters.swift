@@ -1,3 +1,4 @@
+import Foundation
 import FramescopeCollector
 import FramescopeCore
 
@@ -66,21 +67,12 @@ public struct DashboardFilters: Sendable, Hashable {
     public var isFiltered: Bool { appVersion != nil || osVersion != nil || deviceModel != nil || network != nil || lowPower != nil }
 }
 
-/// Percent-encodes everything but unreserved URL characters.
+/// Percent-encodes everything but the unreserved URL characters (RFC 3986).
 func percentEncode(_ text: String) -> String {
-    var result = ""
-    for byte in text.utf8 {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-            result.append(Character(UnicodeScalar(byte)))
-        default:
-            let hex = String(byte, radix: 16, uppercase: true)
-            result += "%" + (hex.count == 1 ? "0" + hex : hex)
-        }
-    }
-    return result
+    text.addingPercentEncoding(withAllowedCharacters: unreservedURLCharacters) ?? text
 }
+
+private let unreservedURLCharacters = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
 /// Apple's hitch-ratio bands: under 5 ms/s good, 5–10 warning, over 10 critical.
 public enum HitchBand: String, Sendable {

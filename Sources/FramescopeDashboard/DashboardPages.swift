@@ -118,9 +118,8 @@ public struct DashboardPages: Sendable {
 
     func tiles(_ rollup: RollupValue) -> [Tile] {
         Self.figures.map { metric, name in
-            let value = QueryFigure(metric).value(of: rollup)
+            let (value, band) = Self.figure(metric, rollup)
             let statistics = rollup.statistics[metric]
-            let band = metric == .hitchRatio || metric == .motionHitchRatio ? HitchBand(hitchRatio: value) : nil
             return Tile(metric: metric.rawValue, name: name, value: formatFigure(value, unit: metric.unit), raw: value.map { String($0) } ?? "",
                         band: band?.rawValue, bandWord: band?.rawValue,
                         median: formatFigure(statistics.visitValue(atQuantile: 0.5), unit: metric.unit),
@@ -129,17 +128,13 @@ public struct DashboardPages: Sendable {
         }
     }
 
-    struct Chart { var id: String; var heading: String; var svg: String }
-
-    func bucketLabels(_ query: ScreenQuery, interval: BucketInterval) -> [Double] {
-        var starts: [Double] = []
-        var start = Double(Int64((query.from / interval.seconds).rounded(.down))) * interval.seconds
-        while start < query.to {
-            starts.append(start)
-            start += interval.seconds
-        }
-        return starts
+    /// A figure's value and, for hitch ratios, Apple's band.
+    static func figure(_ metric: VisitMetric, _ rollup: RollupValue) -> (value: Double?, band: HitchBand?) {
+        let value = QueryFigure(metric).value(of: rollup)
+        return (value, metric == .hitchRatio || metric == .motionHitchRatio ? HitchBand(hitchRatio: value) : nil)
     }
+
+    struct Chart { var id: String; var heading: String; var svg: String }
 
     static func label(_ start: Double, interval: BucketInterval) -> String {
         let text = ISO8601.format(unixSeconds: start)
@@ -167,7 +162,7 @@ public struct DashboardPages: Sendable {
         let groups = try await store.aggregate(app: app, query: AggregateQuery(filter: query, interval: interval))
         var byStart: [Double: RollupValue] = [:]
         for group in groups { if let start = group.bucketStart { byStart[start] = group.rollup } }
-        let starts = bucketLabels(query, interval: interval)
+        let starts = interval.starts(from: query.from, to: query.to)
         let labels = starts.map { Self.label($0, interval: interval) }
         return charts.map { spec in
             let series = spec.lines.map { name, figure in
@@ -236,8 +231,7 @@ public struct DashboardPages: Sendable {
 
     func cells(_ rollup: RollupValue) -> [Cell] {
         Self.figures.map { metric, _ in
-            let value = QueryFigure(metric).value(of: rollup)
-            let band = metric == .hitchRatio || metric == .motionHitchRatio ? HitchBand(hitchRatio: value) : nil
+            let (value, band) = Self.figure(metric, rollup)
             return Cell(metric: metric.rawValue, text: formatFigure(value) + (band.map { " · \($0.rawValue)" } ?? ""), raw: value.map { String($0) } ?? "", band: band?.rawValue)
         }
     }
@@ -283,7 +277,7 @@ public struct DashboardPages: Sendable {
         let daily = try await store.aggregate(app: app, query: AggregateQuery(filter: query, byScreen: true, interval: .day))
         var trend: [String: [Double: RollupValue]] = [:]
         for group in daily { trend[group.screen ?? "", default: [:]][group.bucketStart ?? 0] = group.rollup }
-        let starts = bucketLabels(query, interval: .day)
+        let starts = BucketInterval.day.starts(from: query.from, to: query.to)
         let rankedNames = ranked.screens.map(\.screen)
         let order = rankedNames + byScreen.keys.filter { !rankedNames.contains($0) }.sorted()
         let rows = order.compactMap { name -> ScreenRow? in
