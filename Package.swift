@@ -25,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
     ],
     targets: [
         // Ticks in, reports out: standard library only.
@@ -33,8 +34,27 @@ let package = Package(
         .target(name: "FramescopeTraces", dependencies: ["FramescopeCore"]),
         // Budget assertions for Swift Testing and XCTest.
         .target(name: "FramescopeTesting", dependencies: ["FramescopeCore"]),
-        // The in-app SDK: hang watchdog and resource sampler (Foundation and Dispatch, no UIKit).
-        .target(name: "FramescopeSDK", dependencies: ["FramescopeCore"]),
+        // zlib, for the SDK's gzip uploads (the system's library: in Apple SDKs, zlib1g-dev on Debian).
+        .systemLibrary(name: "CFramescopeZlib", path: "Sources/CFramescopeZlib", pkgConfig: "zlib",
+                       providers: [.apt(["zlib1g-dev"])]),
+        // The in-app SDK: hang watchdog, resource sampler, screen tracker and delivery
+        // (Foundation and Dispatch; the UIKit glue compiles only where UIKit exists).
+        .target(
+            name: "FramescopeSDK",
+            dependencies: [
+                "FramescopeCore", "CFramescopeZlib",
+                .product(name: "Atomics", package: "swift-atomics"),
+            ]
+        ),
+        // The SDK's public API driven by simulated ticks against a running collector.
+        .executableTarget(
+            name: "FramescopeExample",
+            dependencies: [
+                "FramescopeSDK", "FramescopeCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/FramescopeExample"
+        ),
         // Runs a hang watchdog on a healthy queue; the SDK tests stop and continue it with signals.
         .executableTarget(name: "FramescopeWatchdogProbe", dependencies: ["FramescopeSDK"]),
         // The collector: ingest, rollups and queries over a store (SQLite by default).
@@ -78,8 +98,14 @@ let package = Package(
         .testTarget(name: "FramescopeCoreTests", dependencies: ["FramescopeCore"]),
         .testTarget(name: "FramescopeTracesTests", dependencies: ["FramescopeCore", "FramescopeTraces"]),
         .testTarget(name: "FramescopeTestingTests", dependencies: ["FramescopeCore", "FramescopeTesting"]),
-        .testTarget(name: "FramescopeSDKTests", dependencies: ["FramescopeSDK", "FramescopeCore"]),
-        .testTarget(name: "FramescopeCLITests", dependencies: ["framescope", "FramescopeCore"]),
+        .testTarget(
+            name: "FramescopeSDKTests",
+            dependencies: [
+                "FramescopeSDK", "FramescopeCore", "FramescopeCollector",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
+        .testTarget(name: "FramescopeCLITests", dependencies: ["framescope", "FramescopeExample", "FramescopeCore"]),
         .testTarget(
             name: "FramescopeCollectorTests",
             dependencies: [

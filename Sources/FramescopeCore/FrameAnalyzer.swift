@@ -29,8 +29,10 @@ public struct FrameAnalyzer: Sendable {
     private var segment: FrameAccumulator
     private var wholeWindows: WindowCounter
     private var segmentLabel: String?
+    private let keepsSegmentReports: Bool
     private var finishedSegments: [SegmentReport] = []
     private var finishedMotion = FrameReport()
+    private var hasFinishedMotion = false
 
     private var hasPrevious = false
     private var awaitingFirstInterval = true
@@ -40,10 +42,15 @@ public struct FrameAnalyzer: Sendable {
     private var cachedRefreshRate = 0
 
     /// Creates an analyzer.
-    /// - Parameter configuration: Thresholds; check ``AnalyzerConfiguration/problem`` first
-    ///   for values that come from users.
-    public init(configuration: AnalyzerConfiguration = AnalyzerConfiguration()) {
+    /// - Parameters:
+    ///   - configuration: Thresholds; check ``AnalyzerConfiguration/problem`` first
+    ///     for values that come from users.
+    ///   - keepsSegmentReports: Whether ``report()`` lists each finished segment. With
+    ///     `false`, finished segments count only in the merged motion report, so memory
+    ///     stays constant however many segments a long recording has (the SDK's choice).
+    public init(configuration: AnalyzerConfiguration = AnalyzerConfiguration(), keepsSegmentReports: Bool = true) {
         self.configuration = configuration
+        self.keepsSegmentReports = keepsSegmentReports
         outside = FrameAccumulator(configuration: configuration, tracksWindows: false)
         segment = FrameAccumulator(configuration: configuration, tracksWindows: true)
         wholeWindows = WindowCounter(windowLength: configuration.windowLength)
@@ -132,8 +139,11 @@ public struct FrameAnalyzer: Sendable {
         guard let label = segmentLabel else { return }
         let report = segment.report()
         if report.frames > 0 {
-            finishedSegments.append(SegmentReport(label: label, report: report))
+            if keepsSegmentReports {
+                finishedSegments.append(SegmentReport(label: label, report: report))
+            }
             finishedMotion.merge(report)
+            hasFinishedMotion = true
         }
         segment = FrameAccumulator(configuration: configuration, tracksWindows: true)
         segmentLabel = nil
@@ -155,14 +165,23 @@ public struct FrameAnalyzer: Sendable {
         var segments = finishedSegments
         var whole = outside.report()
         whole.merge(finishedMotion)
+        var motion = finishedMotion
+        var hasMotion = hasFinishedMotion
         if let label = segmentLabel {
             let open = segment.report()
             if open.frames > 0 {
-                segments.append(SegmentReport(label: label, report: open))
+                if keepsSegmentReports {
+                    segments.append(SegmentReport(label: label, report: open))
+                }
                 whole.merge(open)
+                motion.merge(open)
+                hasMotion = true
             }
         }
         whole.windowFPS = wholeWindows.compacted()
+        guard keepsSegmentReports else {
+            return RecordingReport(whole: whole, motion: hasMotion ? motion : nil)
+        }
         return RecordingReport(whole: whole, segments: segments)
     }
 }

@@ -39,7 +39,7 @@ struct HangDetector: Sendable {
     private var lastCheck: UInt64 = 0
     /// For the ping in flight: the time its wait is measured from (when it was posted, or
     /// the latest restart).
-    private var pingWaitingSince: UInt64?
+    private(set) var pingWaitingSince: UInt64?
     /// Whether the wait of the ping in flight has been reported as a hang.
     private var hangUnderWay = false
 

@@ -1,3 +1,4 @@
+import Atomics
 import Dispatch
 
 /// Watches a serial queue (on Apple platforms the main queue) from a background queue and
@@ -94,11 +95,17 @@ public final class HangWatchdog: Sendable {
         /// stopped or suspended, in seconds (default: half of `threshold − checkInterval`,
         /// 0.1 s with the defaults).
         public let suspensionTolerance: Double
+        /// A ping that waits this long marks the watched queue as busy for that span (see
+        /// ``latestBusySpan``), in seconds (default 0.034 s: two frames at 60 Hz, more than
+        /// any healthy frame's work).
+        public let busyThreshold: Double
 
         /// Creates a configuration. `checkInterval + suspensionTolerance` must be less
-        /// than `threshold`, and all three positive (seconds).
-        public init(threshold: Double = 0.25, checkInterval: Double = 0.05, suspensionTolerance: Double? = nil) {
+        /// than `threshold`, and all of them and `busyThreshold` positive (seconds).
+        public init(threshold: Double = 0.25, checkInterval: Double = 0.05, suspensionTolerance: Double? = nil,
+                    busyThreshold: Double = 0.034) {
             let tolerance = suspensionTolerance ?? (threshold - checkInterval) / 2
+            precondition(busyThreshold.isFinite && busyThreshold > 0, "HangWatchdog: busy threshold must be a positive number of seconds")
             precondition(threshold.isFinite && threshold > 0, "HangWatchdog: threshold must be a positive number of seconds")
             precondition(checkInterval.isFinite && checkInterval > 0, "HangWatchdog: check interval must be a positive number of seconds")
             precondition(tolerance.isFinite && tolerance > 0, "HangWatchdog: suspension tolerance must be a positive number of seconds")
@@ -107,6 +114,7 @@ public final class HangWatchdog: Sendable {
             self.threshold = threshold
             self.checkInterval = checkInterval
             self.suspensionTolerance = tolerance
+            self.busyThreshold = busyThreshold
         }
     }
 
@@ -190,6 +198,23 @@ public final class HangWatchdog: Sendable {
         }
     }
 
+    /// The latest span in which the watched queue was seen busy: a ping waited at least
+    /// ``Configuration/busyThreshold``, from when it was posted to when it ran (or, while it
+    /// still waits, to the latest check). Times are on the watchdog's clock, to the
+    /// millisecond; `nil` until the first such span.
+    ///
+    /// Read it on the watched queue: the ping that ends a span writes it there, so the
+    /// value read there is never older than the work that queue has done. Time in which the
+    /// watchdog itself did not run (a stopped process, a pause) never makes a busy span.
+    public var latestBusySpan: BusySpan? {
+        core.busySpans.latest
+    }
+
+    /// The reader of busy spans, for the screen tracker's per-tick check (one atomic load).
+    var busySpanReader: BusySpanReader {
+        core.busySpans
+    }
+
     /// Counters since the watchdog was created: checks, suspensions noticed, hangs.
     public var statistics: Statistics {
         core.detector.withLock {
@@ -221,6 +246,16 @@ extension HangWatchdog {
         let ping: SendableDispatchSource<DispatchSourceUserDataAdd>
         /// Marks the watchdog's queue, so a call from the handler runs in place.
         let ownQueueKey = DispatchSpecificKey<Bool>()
+        /// The detector's `pingWaitingSince` (0: no ping waiting), for the ping to read on
+        /// the watched queue.
+        let pingWaitingSince = ManagedAtomic<UInt64>(0)
+        /// When the latest check (or start) ran, so a ping can tell a stopped process from
+        /// a busy queue.
+        let lastCheckAt: ManagedAtomic<UInt64>
+        /// Where busy spans are published.
+        let busySpans: BusySpanReader
+        let busyThreshold: UInt64
+        let checkGapTolerance: UInt64
 
         init(target: DispatchQueue, ownQueue: DispatchQueue, configuration: Configuration, clock: MonotonicClock,
              handler: @escaping @Sendable (HangEvent) -> Void) {
@@ -233,10 +268,22 @@ extension HangWatchdog {
                 suspensionTolerance: UInt64(configuration.suspensionTolerance * 1e9)))
             let pingRanAt = Locked<UInt64?>(nil)
             self.pingRanAt = pingRanAt
+            let epoch = clock.now()
+            busySpans = BusySpanReader(epoch: epoch)
+            lastCheckAt = ManagedAtomic(epoch)
+            busyThreshold = UInt64(configuration.busyThreshold * 1e9)
+            checkGapTolerance = UInt64((configuration.checkInterval + configuration.suspensionTolerance) * 1e9)
             let ping = DispatchSource.makeUserDataAddSource(queue: target)
-            ping.setEventHandler { [clock] in
+            ping.setEventHandler { [clock, pingWaitingSince, lastCheckAt, busySpans, busyThreshold, checkGapTolerance] in
                 let now = clock.now()
                 pingRanAt.withLock { $0 = now }
+                // A long wait is a busy span only if the watchdog kept checking meanwhile;
+                // otherwise the whole process was stopped and the wait means nothing.
+                let since = pingWaitingSince.load(ordering: .acquiring)
+                if since != 0, now.minus(since) >= busyThreshold,
+                   now.minus(lastCheckAt.load(ordering: .relaxed)) <= checkGapTolerance {
+                    busySpans.publish(start: since, end: now)
+                }
             }
             ping.activate()
             self.ping = SendableDispatchSource(ping)
@@ -256,24 +303,36 @@ extension HangWatchdog {
         func check() {
             let now = clock.now()
             let ranAt = takePingRun()
-            perform(detector.withLock { $0.check(now: now, pingRanAt: ranAt) })
+            let (action, since, suspended) = detector.withLock { detector in
+                let suspensions = detector.suspensions
+                let action = detector.check(now: now, pingRanAt: ranAt)
+                return (action, detector.pingWaitingSince, detector.suspensions != suspensions)
+            }
+            if let since, ranAt == nil, !suspended, now.minus(since) >= busyThreshold {
+                // The ping still waits: the queue has been busy since it was posted.
+                busySpans.publish(start: since, end: now)
+            }
+            perform(action, now: now, waitingSince: since)
         }
 
         func begin() {
             let now = clock.now()
-            perform(detector.withLock { $0.start(now: now) })
+            let (action, since) = detector.withLock { ($0.start(now: now), $0.pingWaitingSince) }
+            perform(action, now: now, waitingSince: since)
         }
 
         func pause() {
             let now = clock.now()
             let ranAt = takePingRun()
-            perform(detector.withLock { $0.pause(now: now, pingRanAt: ranAt) })
+            let action = detector.withLock { $0.pause(now: now, pingRanAt: ranAt) }
+            perform(action, now: now, waitingSince: nil)
         }
 
         func stop() {
             let now = clock.now()
             let ranAt = takePingRun()
-            perform(detector.withLock { $0.stop(now: now, pingRanAt: ranAt) })
+            let action = detector.withLock { $0.stop(now: now, pingRanAt: ranAt) }
+            perform(action, now: now, waitingSince: nil)
             ping.source.cancel()
         }
 
@@ -284,7 +343,11 @@ extension HangWatchdog {
             }
         }
 
-        private func perform(_ action: HangDetector.Action) {
+        /// Publishes the detector's state for the ping, then posts it and reports the events.
+        /// `waitingSince` nil (paused, stopped) means a ping that runs now measures nothing.
+        private func perform(_ action: HangDetector.Action, now: UInt64, waitingSince: UInt64?) {
+            lastCheckAt.store(now, ordering: .relaxed)
+            pingWaitingSince.store(waitingSince ?? 0, ordering: .releasing)
             if action.postPing {
                 ping.source.add(data: 1)
             }

@@ -4,7 +4,7 @@ extension ScreenVisitEvent {
     public static let compactReportsKey = CodingUserInfoKey(rawValue: "framescope.compactReports")!
 
     enum CodingKeys: String, CodingKey {
-        case kind, screen, startedAt, duration, context, report, reportData, motion, motionData, hangs, resources
+        case kind, screen, startedAt, duration, context, report, reportData, motion, motionData, hangs, resources, mainThreadHitches
     }
 
     /// Decodes an event whose reports are JSON objects or base64 binary forms; a binary
@@ -28,6 +28,7 @@ extension ScreenVisitEvent {
         }
         hangs = try container.decode([HangRecord].self, forKey: .hangs)
         resources = try container.decodeIfPresent(ResourceUsage.self, forKey: .resources)
+        mainThreadHitches = try container.decodeIfPresent(MainThreadHitches.self, forKey: .mainThreadHitches)
     }
 
     /// Encodes the event; reports as objects, or as base64 binary with ``compactReportsKey``.
@@ -47,6 +48,7 @@ extension ScreenVisitEvent {
         }
         try container.encode(hangs, forKey: .hangs)
         try container.encodeIfPresent(resources, forKey: .resources)
+        try container.encodeIfPresent(mainThreadHitches, forKey: .mainThreadHitches)
     }
 
     static func binaryReport(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> FrameReport {

@@ -99,10 +99,14 @@ public struct ScreenVisitEvent: Sendable, Hashable, Codable {
     public var hangs: [HangRecord]
     /// Process CPU and memory during the visit, when sampled.
     public var resources: ResourceUsage?
+    /// The visit's late frames during which the hang watchdog saw the main thread busy,
+    /// when a watchdog ran: a hint that the main thread, not rendering, caused them.
+    public var mainThreadHitches: MainThreadHitches?
 
     /// Creates an event.
     public init(screen: String, startedAt: String, duration: Double, context: VisitContext, report: FrameReport,
-                motion: FrameReport?, hangs: [HangRecord] = [], resources: ResourceUsage? = nil) {
+                motion: FrameReport?, hangs: [HangRecord] = [], resources: ResourceUsage? = nil,
+                mainThreadHitches: MainThreadHitches? = nil) {
         self.screen = screen
         self.startedAt = startedAt
         self.duration = duration
@@ -111,6 +115,44 @@ public struct ScreenVisitEvent: Sendable, Hashable, Codable {
         self.motion = motion
         self.hangs = hangs
         self.resources = resources
+        self.mainThreadHitches = mainThreadHitches
+    }
+}
+
+/// The late frames of a visit during which the hang watchdog saw the main thread busy
+/// (a ping it posted waited at least the SDK's busy threshold, 34 ms by default).
+///
+/// A late frame while the main thread was busy was most likely late because of the app's
+/// own main-thread work; the other late frames more likely on the render side (GPU, render
+/// server) or behind main-thread work too short for the watchdog to see. The watchdog pings
+/// at an interval (0.05 s by default), so busy spans shorter than that are seen only
+/// sometimes: the figures are a lower bound, exact for long stalls.
+public struct MainThreadHitches: Sendable, Hashable, Codable {
+    /// Late frames (at least one refresh missed) that overlapped a busy span of the main thread.
+    public var frames: Int
+    /// Their hitch time: the sum of their lateness, in seconds.
+    public var hitchTime: Double
+
+    /// Creates the figures.
+    public init(frames: Int, hitchTime: Double) {
+        self.frames = frames
+        self.hitchTime = hitchTime
+    }
+
+    enum CodingKeys: String, CodingKey { case frames, hitchTime }
+
+    /// Decodes the figures, refusing negative or non-finite values.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        frames = try container.decode(Int.self, forKey: .frames)
+        hitchTime = try container.decode(Double.self, forKey: .hitchTime)
+        guard frames >= 0 else {
+            throw DecodingError.dataCorruptedError(forKey: .frames, in: container, debugDescription: "frames must not be negative")
+        }
+        guard hitchTime.isFinite, hitchTime >= 0 else {
+            throw DecodingError.dataCorruptedError(forKey: .hitchTime, in: container,
+                                                   debugDescription: "hitchTime must be a non-negative number of seconds")
+        }
     }
 }
 

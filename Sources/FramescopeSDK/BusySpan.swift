@@ -1,0 +1,65 @@
+import Atomics
+
+/// A span in which the hang watchdog saw its watched queue (the main thread) busy: a ping
+/// posted at ``start`` ran only at ``end``, at least the busy threshold later. Times are
+/// nanoseconds of the watchdog's ``MonotonicClock``, to the millisecond.
+public struct BusySpan: Sendable, Hashable {
+    /// When the queue was last known to keep up (the ping was posted), in nanoseconds.
+    public var start: UInt64
+    /// When the ping ran, or the latest check while it still waited, in nanoseconds.
+    public var end: UInt64
+
+    /// Creates a span.
+    public init(start: UInt64, end: UInt64) {
+        self.start = start
+        self.end = end
+    }
+
+    /// Whether the span shares any time with `[from, to]` (nanoseconds).
+    @inlinable
+    public func overlaps(from: UInt64, to: UInt64) -> Bool {
+        start < to && end > from
+    }
+}
+
+/// The latest ``BusySpan`` in one atomic word, written by the watchdog and its ping and
+/// read on the measured thread without a lock.
+///
+/// The word holds the span's start in milliseconds since the watchdog was created (high 32
+/// bits, about 49 days) and its length in milliseconds (low 32 bits); 0 is "none yet".
+final class BusySpanReader: Sendable {
+    /// The clock reading the start is counted from, in nanoseconds.
+    let epoch: UInt64
+    private let word = ManagedAtomic<UInt64>(0)
+
+    init(epoch: UInt64) {
+        self.epoch = epoch
+    }
+
+    /// Publishes `[start, end]` (nanoseconds) as the latest span.
+    func publish(start: UInt64, end: UInt64) {
+        let startMilliseconds = start.minus(epoch) / 1_000_000
+        let lengthMilliseconds = (end.minus(start) + 999_999) / 1_000_000
+        guard startMilliseconds <= UInt64(UInt32.max) else { return }
+        let packed = startMilliseconds << 32 | min(lengthMilliseconds, UInt64(UInt32.max))
+        word.store(max(packed, 1), ordering: .releasing)
+    }
+
+    /// The latest span as its packed word (0: none): one atomic load.
+    @inline(__always)
+    func latestWord() -> UInt64 {
+        word.load(ordering: .acquiring)
+    }
+
+    /// Unpacks a word read by ``latestWord()``.
+    func span(_ packed: UInt64) -> BusySpan? {
+        guard packed != 0 else { return nil }
+        let start = epoch + (packed >> 32) * 1_000_000
+        return BusySpan(start: start, end: start + (packed & 0xFFFF_FFFF) * 1_000_000)
+    }
+
+    /// The latest span, or nil.
+    var latest: BusySpan? {
+        span(latestWord())
+    }
+}

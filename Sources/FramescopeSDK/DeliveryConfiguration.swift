@@ -1,0 +1,89 @@
+import Foundation
+
+/// How the SDK batches visits, keeps them on disk and uploads them.
+public struct DeliveryConfiguration: Sendable, Hashable {
+    /// The folder of the disk queue (created if missing). Default: `Framescope/<app id>` in
+    /// the user's caches folder.
+    public var directory: URL?
+    /// A batch is sealed once it holds this many visits (default 100, at most 1,000).
+    public var maximumBatchEvents: Int
+    /// … or this many bytes of JSON (default 256 KiB; the collector takes up to 4 MiB).
+    public var maximumBatchBytes: Int
+    /// … or once its oldest visit has waited this long, in seconds (default 30 s).
+    public var maximumBatchAge: Double
+    /// The disk queue's bound, in bytes (default 4 MiB). Over it, the oldest batches are
+    /// deleted and counted in ``DeliveryStatistics/batchesDropped``.
+    public var maximumQueueBytes: Int
+    /// The first retry waits about this long, in seconds (default 1 s); each failure doubles
+    /// it, up to ``maximumRetryDelay``, with random jitter of up to half of it.
+    public var initialRetryDelay: Double
+    /// The longest wait between attempts, in seconds (default 300 s); `Retry-After` is
+    /// obeyed up to one hour.
+    public var maximumRetryDelay: Double
+    /// How long one upload may take, in seconds (default 30 s).
+    public var requestTimeout: Double
+
+    /// Creates a configuration (see the properties for units and defaults).
+    public init(directory: URL? = nil, maximumBatchEvents: Int = 100, maximumBatchBytes: Int = 256 * 1024,
+                maximumBatchAge: Double = 30, maximumQueueBytes: Int = 4 * 1024 * 1024,
+                initialRetryDelay: Double = 1, maximumRetryDelay: Double = 300, requestTimeout: Double = 30) {
+        self.directory = directory
+        self.maximumBatchEvents = maximumBatchEvents
+        self.maximumBatchBytes = maximumBatchBytes
+        self.maximumBatchAge = maximumBatchAge
+        self.maximumQueueBytes = maximumQueueBytes
+        self.initialRetryDelay = initialRetryDelay
+        self.maximumRetryDelay = maximumRetryDelay
+        self.requestTimeout = requestTimeout
+    }
+
+    /// What is wrong with these values, naming the field, or nil when they are usable.
+    public var problem: String? {
+        if !(1...1000).contains(maximumBatchEvents) { return "maximumBatchEvents must be 1–1000" }
+        if !(1024...(4 * 1024 * 1024)).contains(maximumBatchBytes) { return "maximumBatchBytes must be 1 KiB–4 MiB" }
+        if !(maximumBatchAge.isFinite && maximumBatchAge > 0) { return "maximumBatchAge must be a positive number of seconds" }
+        if maximumQueueBytes < maximumBatchBytes { return "maximumQueueBytes must be at least maximumBatchBytes" }
+        if !(initialRetryDelay.isFinite && initialRetryDelay > 0) { return "initialRetryDelay must be a positive number of seconds" }
+        if !(maximumRetryDelay.isFinite && maximumRetryDelay >= initialRetryDelay) {
+            return "maximumRetryDelay must be at least initialRetryDelay"
+        }
+        if !(requestTimeout.isFinite && requestTimeout > 0) { return "requestTimeout must be a positive number of seconds" }
+        return nil
+    }
+}
+
+/// What the delivery has done since the SDK started.
+public struct DeliveryStatistics: Sendable, Hashable {
+    /// Visits written to the disk queue.
+    public var eventsQueued = 0
+    /// Visits lost because the disk queue could not be written (the reason is in ``lastError``).
+    public var eventsLost = 0
+    /// Batches sealed (written as one file).
+    public var batchesSealed = 0
+    /// Batches the collector acknowledged (202), duplicates included.
+    public var batchesDelivered = 0
+    /// Of those, batches the collector had already counted (sent again after a lost answer).
+    public var batchesDuplicate = 0
+    /// Visits the collector accepted.
+    public var eventsAccepted = 0
+    /// Visits the collector refused one by one (listed in its answer) in acknowledged batches.
+    public var eventsRejected = 0
+    /// Batches refused as a whole with a 4xx other than 408 and 429; not retried.
+    public var batchesRejected = 0
+    /// Batches deleted unsent because the queue was over its bound or the file was damaged.
+    public var batchesDropped = 0
+    /// Visits in those dropped batches.
+    public var eventsDropped = 0
+    /// Upload attempts, successful or not.
+    public var uploadAttempts = 0
+    /// Attempts that failed and will be retried (network error, 408, 429, 5xx).
+    public var retries = 0
+    /// The latest failure, for diagnostics.
+    public var lastError: String?
+    /// Sealed batches waiting on disk.
+    public var pendingBatches = 0
+    /// Visits waiting in the batch being filled.
+    public var pendingEvents = 0
+    /// Bytes the queue uses on disk.
+    public var queueBytes = 0
+}

@@ -1,0 +1,332 @@
+import FramescopeCore
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Batches finished visits, keeps them in a ``DiskQueue`` and uploads them to the
+/// collector's `POST /v1/events`, one batch at a time, oldest first.
+///
+/// - **Batching**: a batch is sealed when it reaches ``DeliveryConfiguration/maximumBatchEvents``
+///   visits or ``DeliveryConfiguration/maximumBatchBytes`` bytes, when its oldest visit is
+///   ``DeliveryConfiguration/maximumBatchAge`` old, and on ``flush(timeout:)``.
+/// - **Uploads** are gzip JSON with the ingest key, `Content-Encoding: gzip`, and the
+///   reports in their compact binary form. A 2xx deletes the batch. A network error, 408,
+///   429 or 5xx is retried with exponential backoff (``DeliveryConfiguration/initialRetryDelay``
+///   doubling up to ``DeliveryConfiguration/maximumRetryDelay``, less a random part of up to
+///   half, so devices that failed together do not retry together); on 429 and 503 a
+///   `Retry-After` in seconds or as an HTTP date is obeyed instead (up to an hour). Any
+///   other 4xx means the batch can never be accepted: it is deleted and counted in
+///   ``DeliveryStatistics/batchesRejected``. The batch id is part of the file, so every
+///   retry, in this process or after a restart, sends the same id and the collector counts
+///   the batch once.
+/// - New batches do not cut a backoff short (that would hammer a collector that is down);
+///   ``flush(timeout:)`` does.
+actor DeliveryQueue {
+    private let configuration: DeliveryConfiguration
+    private let endpoint: URL
+    private let ingestKey: String
+    private let envelope: (app: [UInt8], device: [UInt8])
+    private let session: URLSession
+    private let disk: DiskQueue
+    private let eventEncoder: JSONEncoder
+    private var statistics = DeliveryStatistics()
+
+    private var failures = 0
+    private var inFlight: URL?
+    private var isStopped = false
+    private var sealGeneration = 0
+
+    /// The upload loop's wait, resumed early by new work (unless backing off) or by a flush.
+    private var waiter: (id: Int, backingOff: Bool, continuation: CheckedContinuation<Void, Never>)?
+    private var nextWaiterID = 0
+    /// Flushes waiting for the queue to empty.
+    private var flushWaiters: [(id: Int, continuation: CheckedContinuation<Bool, Never>)] = []
+
+    /// Opens the queue in `directory` (recovering what an earlier process left there).
+    init(configuration: DeliveryConfiguration, directory: URL, collector: URL, ingestKey: String,
+         app: AppInfo, device: DeviceInfo) throws {
+        self.configuration = configuration
+        endpoint = collector.appendingPathComponent("v1").appendingPathComponent("events")
+        self.ingestKey = ingestKey
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        envelope = (Array(try encoder.encode(app)), Array(try encoder.encode(device)))
+        encoder.userInfo[ScreenVisitEvent.compactReportsKey] = true
+        eventEncoder = encoder
+        let sessionConfiguration = URLSessionConfiguration.ephemeral
+        sessionConfiguration.timeoutIntervalForRequest = configuration.requestTimeout
+        sessionConfiguration.timeoutIntervalForResource = configuration.requestTimeout
+        session = URLSession(configuration: sessionConfiguration)
+        disk = DiskQueue(directory: directory)
+        try disk.open()
+        statistics.pendingBatches = disk.batches.count
+        statistics.pendingEvents = disk.pending.count
+        statistics.queueBytes = disk.totalBytes
+    }
+
+    /// What the delivery has done so far.
+    var currentStatistics: DeliveryStatistics { statistics }
+
+    /// Writes a finished visit to the journal and seals the batch if it is full.
+    /// - Throws: ``DiskQueue/Failure`` when the queue's files cannot be written.
+    func append(_ event: ScreenVisitEvent) throws {
+        let json = Array(try eventEncoder.encode(event))
+        _ = try disk.append(json)
+        statistics.eventsQueued += 1
+        if disk.pending.count == 1 {
+            sealGeneration += 1
+            scheduleAgeSeal(generation: sealGeneration)
+        }
+        if disk.pending.count >= configuration.maximumBatchEvents || disk.pendingJSONBytes >= configuration.maximumBatchBytes {
+            try seal()
+        }
+        refreshCounts()
+    }
+
+    /// Seals the journal's visits as a batch, if there are any, and wakes the uploader.
+    func seal() throws {
+        let header = envelope
+        let batchId = UUID().uuidString.lowercased()
+        guard try disk.seal(batchId: batchId, body: { events in
+            Self.body(batchId: batchId, app: header.app, device: header.device, events: events)
+        }) != nil else { return }
+        statistics.batchesSealed += 1
+        sealGeneration += 1
+        for dropped in disk.dropOldest(toFit: configuration.maximumQueueBytes, keeping: inFlight) {
+            statistics.batchesDropped += 1
+            statistics.eventsDropped += dropped.events
+        }
+        refreshCounts()
+        wake(evenWhileBackingOff: false)
+    }
+
+    /// Seals what is pending, retries at once, and waits until every batch is delivered
+    /// (or refused) or `timeout` seconds have passed.
+    /// - Returns: Whether the queue is empty.
+    func flush(timeout: Double) async -> Bool {
+        do { try seal() } catch { statistics.lastError = "\(error)" }
+        if disk.batches.isEmpty { return true }
+        wake(evenWhileBackingOff: true)
+        let id = nextWaiterID
+        nextWaiterID += 1
+        return await withCheckedContinuation { continuation in
+            flushWaiters.append((id, continuation))
+            Task { [weak self] in
+                try? await Task.sleep(for: .seconds(timeout))
+                await self?.finishFlush(id: id)
+            }
+        }
+    }
+
+    private func finishFlush(id: Int) {
+        guard let index = flushWaiters.firstIndex(where: { $0.id == id }) else { return }
+        flushWaiters.remove(at: index).continuation.resume(returning: disk.batches.isEmpty)
+    }
+
+    /// Counts a visit that could not be written to the disk queue.
+    func recordFailure(_ message: String) {
+        statistics.eventsLost += 1
+        statistics.lastError = message
+    }
+
+    /// Stops the upload loop after its current attempt; what is queued stays on disk.
+    func stop() {
+        isStopped = true
+        wake(evenWhileBackingOff: true)
+        for waiter in flushWaiters { waiter.continuation.resume(returning: disk.batches.isEmpty) }
+        flushWaiters = []
+        disk.close()
+    }
+
+    /// Uploads batches until ``stop()``: the oldest first, waiting when there are none and
+    /// backing off after failures.
+    func run() async {
+        if !disk.pending.isEmpty {
+            // Visits recovered from an earlier process wait at most one batch age.
+            sealGeneration += 1
+            scheduleAgeSeal(generation: sealGeneration)
+        }
+        while !isStopped {
+            guard let batch = disk.batches.first else {
+                await wait(seconds: nil, backingOff: false)
+                continue
+            }
+            guard let body = disk.body(of: batch) else {
+                disk.remove(batch)
+                statistics.batchesDropped += 1
+                statistics.eventsDropped += batch.events
+                statistics.lastError = "batch file \(batch.url.lastPathComponent) could not be read"
+                continue
+            }
+            inFlight = batch.url
+            let verdict = await upload(body)
+            inFlight = nil
+            statistics.uploadAttempts += 1
+            switch verdict {
+            case let .delivered(answer):
+                failures = 0
+                disk.remove(batch)
+                statistics.batchesDelivered += 1
+                statistics.eventsAccepted += answer.accepted
+                statistics.eventsRejected += answer.rejected?.count ?? 0
+                if answer.duplicate { statistics.batchesDuplicate += 1 }
+            case let .refused(status, message):
+                failures = 0
+                disk.remove(batch)
+                statistics.batchesRejected += 1
+                statistics.lastError = "HTTP \(status): \(message)"
+            case let .retry(reason, retryAfter):
+                failures += 1
+                statistics.retries += 1
+                statistics.lastError = reason
+                await wait(seconds: retryAfter ?? backoff(), backingOff: true)
+            }
+            refreshCounts()
+            if disk.batches.isEmpty {
+                for waiter in flushWaiters { waiter.continuation.resume(returning: true) }
+                flushWaiters = []
+            }
+        }
+    }
+
+    /// The wait after the `failures`-th failure in a row: `initial × 2^(failures − 1)`,
+    /// capped, minus a random part of up to half, in seconds.
+    private func backoff() -> Double {
+        let exponent = Double(min(failures - 1, 30))
+        let ceiling = min(configuration.maximumRetryDelay, configuration.initialRetryDelay * pow(2, exponent))
+        return ceiling * Double.random(in: 0.5...1)
+    }
+
+    // MARK: - HTTP
+
+    /// The collector's answer to an accepted batch.
+    struct Answer: Decodable, Sendable {
+        var accepted: Int
+        var duplicate: Bool
+        var rejected: [Rejected]?
+        struct Rejected: Decodable, Sendable {
+            var index: Int
+        }
+    }
+
+    enum Verdict: Sendable {
+        case delivered(Answer)
+        case refused(status: Int, message: String)
+        case retry(reason: String, retryAfter: Double?)
+    }
+
+    private func upload(_ body: [UInt8]) async -> Verdict {
+        var request = URLRequest(url: endpoint, timeoutInterval: configuration.requestTimeout)
+        request.httpMethod = "POST"
+        request.setValue("Bearer \(ingestKey)", forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue("gzip", forHTTPHeaderField: "Content-Encoding")
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await session.upload(for: request, from: Data(body))
+        } catch {
+            return .retry(reason: "network: \(error.localizedDescription)", retryAfter: nil)
+        }
+        guard let http = response as? HTTPURLResponse else {
+            return .retry(reason: "no HTTP response", retryAfter: nil)
+        }
+        return Self.verdict(status: http.statusCode, retryAfter: http.value(forHTTPHeaderField: "Retry-After"),
+                            body: data, now: Date(), maximumRetryAfter: 3600)
+    }
+
+    /// What an HTTP answer means for the batch.
+    static func verdict(status: Int, retryAfter: String?, body: Data, now: Date, maximumRetryAfter: Double) -> Verdict {
+        switch status {
+        case 200..<300:
+            guard let answer = try? JSONDecoder().decode(Answer.self, from: body) else {
+                // Stored, but the answer is unreadable: count the batch, not its events.
+                return .delivered(Answer(accepted: 0, duplicate: false, rejected: nil))
+            }
+            return .delivered(answer)
+        case 408, 429, 500..<600:
+            let wait = (status == 429 || status == 503) ? retryAfter.flatMap { parseRetryAfter($0, now: now) } : nil
+            return .retry(reason: "HTTP \(status)", retryAfter: wait.map { min($0, maximumRetryAfter) })
+        default:
+            return .refused(status: status, message: String(decoding: body.prefix(500), as: UTF8.self))
+        }
+    }
+
+    /// `Retry-After` as seconds from `now`: a number of seconds or an HTTP date (RFC 9110).
+    static func parseRetryAfter(_ value: String, now: Date) -> Double? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Int(trimmed), seconds >= 0 { return Double(seconds) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: trimmed) else { return nil }
+        return max(0, date.timeIntervalSince(now))
+    }
+
+    /// The upload body: the envelope around the events' JSON, spliced without re-encoding.
+    static func body(batchId: String, app: [UInt8], device: [UInt8], events: [[UInt8]]) -> [UInt8] {
+        var body = Array(#"{"batchId":""#.utf8)
+        body.append(contentsOf: batchId.utf8)
+        body.append(contentsOf: #"","app":"#.utf8)
+        body.append(contentsOf: app)
+        body.append(contentsOf: #","device":"#.utf8)
+        body.append(contentsOf: device)
+        body.append(contentsOf: #","events":["#.utf8)
+        for (index, event) in events.enumerated() {
+            if index > 0 { body.append(UInt8(ascii: ",")) }
+            body.append(contentsOf: event)
+        }
+        body.append(contentsOf: "]}".utf8)
+        return body
+    }
+
+    // MARK: - Waiting
+
+    private func wait(seconds: Double?, backingOff: Bool) async {
+        guard !isStopped else { return }
+        let id = nextWaiterID
+        nextWaiterID += 1
+        await withCheckedContinuation { continuation in
+            waiter = (id, backingOff, continuation)
+            if let seconds {
+                Task { [weak self] in
+                    try? await Task.sleep(for: .seconds(seconds))
+                    await self?.endWait(id: id)
+                }
+            }
+        }
+    }
+
+    private func endWait(id: Int) {
+        guard let waiter, waiter.id == id else { return }
+        self.waiter = nil
+        waiter.continuation.resume()
+    }
+
+    private func wake(evenWhileBackingOff: Bool) {
+        guard let waiter, evenWhileBackingOff || !waiter.backingOff else { return }
+        if evenWhileBackingOff { failures = 0 }
+        endWait(id: waiter.id)
+    }
+
+    private func scheduleAgeSeal(generation: Int) {
+        let age = configuration.maximumBatchAge
+        Task { [weak self] in
+            try? await Task.sleep(for: .seconds(age))
+            await self?.sealIfStill(generation: generation)
+        }
+    }
+
+    private func sealIfStill(generation: Int) {
+        guard generation == sealGeneration, !isStopped else { return }
+        do { try seal() } catch { statistics.lastError = "\(error)" }
+    }
+
+    private func refreshCounts() {
+        statistics.pendingBatches = disk.batches.count
+        statistics.pendingEvents = disk.pending.count
+        statistics.queueBytes = disk.totalBytes
+    }
+}

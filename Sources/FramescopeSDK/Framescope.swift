@@ -1,0 +1,399 @@
+import FramescopeCore
+import Foundation
+
+/// The SDK: measures every screen visit of the app and sends it to a Framescope collector.
+///
+/// ```swift
+/// let framescope = try Framescope(configuration: .init(
+///     collector: URL(string: "https://framescope.example.com")!, ingestKey: "fsi_…",
+///     app: AppInfo(id: "shop", version: "3.2.0", build: "320"),
+///     device: DeviceInfo(model: "iPhone16,1", osName: "iOS", osVersion: "18.1", maxRefreshRate: 120)))
+/// framescope.start()
+/// framescope.screen("Feed")                      // on each screen change
+/// framescope.beginMotion(); framescope.endMotion() // around scrolls
+/// framescope.tick(timestamp: link.timestamp, targetTimestamp: link.targetTimestamp) // each refresh
+/// framescope.pause(); framescope.resume()        // background and foreground
+/// await framescope.flush()
+/// ```
+///
+/// On Apple platforms ``DisplayLinkDriver`` (UIKit) calls ``tick(timestamp:targetTimestamp:refreshInterval:)``
+/// from a `CADisplayLink` and pauses in the background; elsewhere the app (or a test)
+/// calls it.
+///
+/// ## Threads
+/// Everything here runs on the main actor, the thread that ticks. A tick costs the
+/// engine's work and one atomic load, with no allocation and no lock. Closing a visit
+/// (``screen(_:)``, ``flush(timeout:)``) takes the engine's report and appends the visit to
+/// the pipeline; all else runs elsewhere: the hang watchdog on its own queue, the resource
+/// sampler on a timer, and a pipeline task that waits for the watchdog's verdict on the
+/// visit's last moments, attaches hangs, CPU and memory and the device's state, writes the
+/// visit to the disk queue and hands it to ``onVisit``; the uploader sends batches.
+@MainActor
+public final class Framescope {
+    /// What the SDK needs to know: where to send, who it is, and its thresholds.
+    public struct Configuration: Sendable {
+        /// The collector's base URL (`https://framescope.example.com`).
+        public var collector: URL
+        /// The app's ingest key (`fsi_…`).
+        public var ingestKey: String
+        /// The app: its collector id, version and build.
+        public var app: AppInfo
+        /// The device: model, OS, highest refresh rate, installation id.
+        public var device: DeviceInfo
+        /// The share of sessions (SDK starts) that measure anything, 0–1 (default 1).
+        public var sessionSampleRate: Double
+        /// The engine's thresholds and what makes a visit worth sending. The hang threshold
+        /// (default 0.25 s) is also the watchdog's.
+        public var tracker: ScreenTracker.Configuration
+        /// Whether the hang watchdog runs (default true).
+        public var watchdogEnabled: Bool
+        /// The watchdog's check interval, in seconds (default 0.05 s; less than the hang threshold).
+        public var watchdogCheckInterval: Double
+        /// A ping to the main thread that waits this long marks it busy, in seconds (default 0.034 s).
+        public var busyThreshold: Double
+        /// How often CPU and memory are sampled, in seconds, or nil for never (default 1 s).
+        public var resourceSampleInterval: Double?
+        /// Batching, the disk queue and uploads.
+        public var delivery: DeliveryConfiguration
+        /// Reads the device's network, low-power and thermal state; called off the main
+        /// thread when a visit is finished (default: unknown network, nominal, not low power;
+        /// on Apple platforms see ``DeviceState/current``).
+        public var deviceState: @Sendable () -> DeviceState
+
+        /// Creates a configuration; see the properties for units and defaults.
+        public init(collector: URL, ingestKey: String, app: AppInfo, device: DeviceInfo, sessionSampleRate: Double = 1,
+                    tracker: ScreenTracker.Configuration = ScreenTracker.Configuration(), watchdogEnabled: Bool = true,
+                    watchdogCheckInterval: Double = 0.05, busyThreshold: Double = 0.034, resourceSampleInterval: Double? = 1,
+                    delivery: DeliveryConfiguration = DeliveryConfiguration(),
+                    deviceState: @escaping @Sendable () -> DeviceState = { DeviceState() }) {
+            self.collector = collector
+            self.ingestKey = ingestKey
+            self.app = app
+            self.device = device
+            self.sessionSampleRate = sessionSampleRate
+            self.tracker = tracker
+            self.watchdogEnabled = watchdogEnabled
+            self.watchdogCheckInterval = watchdogCheckInterval
+            self.busyThreshold = busyThreshold
+            self.resourceSampleInterval = resourceSampleInterval
+            self.delivery = delivery
+            self.deviceState = deviceState
+        }
+
+        /// What is wrong with these values, naming the field, or nil when they are usable.
+        public var problem: String? {
+            guard let scheme = collector.scheme?.lowercased(), scheme == "http" || scheme == "https", collector.host != nil else {
+                return "collector must be an http or https URL"
+            }
+            if ingestKey.isEmpty { return "ingestKey must not be empty" }
+            for (field, value) in [("app.id", app.id), ("app.version", app.version), ("app.build", app.build),
+                                   ("device.model", device.model), ("device.osName", device.osName),
+                                   ("device.osVersion", device.osVersion)] where !(1...64).contains(value.count) {
+                return "\(field) must be 1–64 characters"
+            }
+            if !(sessionSampleRate.isFinite && (0...1).contains(sessionSampleRate)) { return "sessionSampleRate must be 0–1" }
+            if let problem = tracker.problem { return "tracker: \(problem)" }
+            let threshold = tracker.analyzer.hangThreshold
+            if !(watchdogCheckInterval.isFinite && watchdogCheckInterval > 0 && watchdogCheckInterval < threshold) {
+                return "watchdogCheckInterval must be a positive number of seconds below the hang threshold (\(threshold) s)"
+            }
+            if !(busyThreshold.isFinite && busyThreshold > 0) { return "busyThreshold must be a positive number of seconds" }
+            if let interval = resourceSampleInterval, !(interval.isFinite && interval > 0) {
+                return "resourceSampleInterval must be a positive number of seconds"
+            }
+            if let problem = delivery.problem { return "delivery: \(problem)" }
+            return nil
+        }
+    }
+
+    /// Why the SDK could not be created.
+    public enum SetupError: Error, CustomStringConvertible, Equatable {
+        /// A configuration value is wrong; the text names it.
+        case invalidConfiguration(String)
+        /// The disk queue's folder cannot be used.
+        case queueUnavailable(String)
+
+        public var description: String {
+            switch self {
+            case let .invalidConfiguration(message): "Framescope configuration: \(message)"
+            case let .queueUnavailable(message): "Framescope disk queue: \(message)"
+            }
+        }
+    }
+
+    /// Counters of the tracker and the delivery.
+    public struct Statistics: Sendable, Hashable {
+        /// Whether this session measures (see ``Configuration/sessionSampleRate``).
+        public var isSampled: Bool
+        /// Visits closed, dropped for being short, and long pauses left out.
+        public var tracker: ScreenTracker.Statistics
+        /// Hangs the watchdog saw.
+        public var hangs: Int
+        /// Batches, uploads, retries and drops.
+        public var delivery: DeliveryStatistics
+    }
+
+    /// The settings it runs with.
+    public let configuration: Configuration
+    /// Called on the main actor with each finished visit once it is safe in the disk queue
+    /// (for a debug overlay, logs and tests).
+    public var onVisit: (@MainActor (ScreenVisitEvent) -> Void)?
+    /// Whether this session measures: drawn once at ``start()`` from ``Configuration/sessionSampleRate``.
+    public private(set) var isSampled = false
+
+    private var tracker: ScreenTracker
+    private let clock: MonotonicClock
+    private let watchdog: HangWatchdog?
+    private let hangLog: HangLog
+    private let sampler: ResourceSampler?
+    private let delivery: DeliveryQueue
+    private let messages: AsyncStream<PipelineMessage>
+    private let continuation: AsyncStream<PipelineMessage>.Continuation
+    private var isRunning = false
+    private var isStopped = false
+    private var pipelineTask: Task<Void, Never>?
+    private var uploadTask: Task<Void, Never>?
+
+    /// Creates the SDK; nothing is measured or sent until ``start()``.
+    /// - Throws: ``SetupError`` naming a wrong configuration value, or a disk queue that
+    ///   cannot be opened.
+    public init(configuration: Configuration) throws(SetupError) {
+        if let problem = configuration.problem { throw .invalidConfiguration(problem) }
+        self.configuration = configuration
+        clock = .system
+        let hangLog = HangLog()
+        self.hangLog = hangLog
+        if configuration.watchdogEnabled {
+            let threshold = configuration.tracker.analyzer.hangThreshold
+            watchdog = HangWatchdog(
+                watching: .main,
+                configuration: HangWatchdog.Configuration(threshold: threshold, checkInterval: configuration.watchdogCheckInterval,
+                                                          busyThreshold: configuration.busyThreshold),
+                handler: { event in hangLog.record(event) })
+        } else {
+            watchdog = nil
+        }
+        tracker = ScreenTracker(configuration: configuration.tracker, busySpans: watchdog?.busySpanReader)
+        sampler = configuration.resourceSampleInterval.map { ResourceSampler(interval: $0) }
+        let directory = configuration.delivery.directory
+            ?? FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
+                .map { $0.appendingPathComponent("Framescope").appendingPathComponent(configuration.app.id) }
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("Framescope-\(configuration.app.id)")
+        do {
+            delivery = try DeliveryQueue(configuration: configuration.delivery, directory: directory,
+                                         collector: configuration.collector, ingestKey: configuration.ingestKey,
+                                         app: configuration.app, device: configuration.device)
+        } catch {
+            throw .queueUnavailable("\(error)")
+        }
+        (messages, continuation) = AsyncStream.makeStream(of: PipelineMessage.self)
+    }
+
+    /// Starts measuring (when this session is sampled) and delivering (always: batches an
+    /// earlier session left are sent either way). Later calls do nothing.
+    public func start() {
+        guard !isRunning, !isStopped else { return }
+        isRunning = true
+        isSampled = Double.random(in: 0..<1) < configuration.sessionSampleRate
+        let delivery = delivery
+        uploadTask = Task.detached { await delivery.run() }
+        let pipeline = VisitPipeline(
+            delivery: delivery, sampler: sampler, hangLog: hangLog, deviceState: configuration.deviceState,
+            settleNanoseconds: watchdog == nil ? 0 : nanoseconds(configuration.watchdogCheckInterval * 2.5), clock: clock,
+            notify: { [weak self] event in await self?.notify(event) })
+        let messages = messages
+        pipelineTask = Task.detached { await pipeline.run(messages) }
+        if isSampled { watchdog?.start() }
+    }
+
+    /// The app shows `name` now: closes the current visit and starts one of `name`.
+    public func screen(_ name: String) {
+        guard isSampled, !isStopped else { return }
+        let outcome = tracker.enter(name, now: clock.now(), unixTime: Date().timeIntervalSince1970)
+        continuation.yield(.visitChanged(closed: outcome.flatMap(\.finished), started: true))
+    }
+
+    /// Records one display-refresh tick. Call it every refresh, from the main thread.
+    /// - Parameters:
+    ///   - timestamp: When the last frame was shown, in seconds of the monotonic clock
+    ///     (`CADisplayLink.timestamp`; ``MonotonicClock`` seconds elsewhere).
+    ///   - targetTimestamp: When the next frame is due, in the same seconds
+    ///     (`CADisplayLink.targetTimestamp`), if known.
+    ///   - refreshInterval: The nominal refresh interval in seconds (`CADisplayLink.duration`),
+    ///     used when there is no target.
+    public func tick(timestamp: Double, targetTimestamp: Double?, refreshInterval: Double? = nil) {
+        guard isSampled else { return }
+        tracker.tick(timestamp: timestamp, targetTimestamp: targetTimestamp, refreshInterval: refreshInterval)
+    }
+
+    /// Motion (a scroll, an animation) begins: the visit reports its motion apart.
+    public func beginMotion() {
+        tracker.beginMotion()
+    }
+
+    /// Motion ends.
+    public func endMotion() {
+        tracker.endMotion()
+    }
+
+    /// Sets (or with nil removes) a custom tag for the current and later visits.
+    /// - Returns: false, changing nothing, when the tag breaks the limits: at most
+    ///   ``VisitContext/maximumTags`` tags, keys 1–64 and values 0–64 characters.
+    @discardableResult
+    public func setTag(_ value: String?, for key: String) -> Bool {
+        guard let value else {
+            tracker.tags[key] = nil
+            return true
+        }
+        guard (1...VisitContext.maximumTagLength).contains(key.count), value.count <= VisitContext.maximumTagLength,
+              tracker.tags[key] != nil || tracker.tags.count < VisitContext.maximumTags else { return false }
+        tracker.tags[key] = value
+        return true
+    }
+
+    /// Stops measuring (the app goes to the background): neither the time until
+    /// ``resume()`` nor a hang under way is counted.
+    public func pause() {
+        guard isSampled, !isStopped else { return }
+        tracker.pause(now: clock.now())
+        watchdog?.pause()
+    }
+
+    /// Measures again (the app is back in the foreground).
+    public func resume() {
+        guard isSampled, !isStopped else { return }
+        watchdog?.resume()
+        tracker.resume(now: clock.now())
+    }
+
+    /// Closes the current visit (a new one of the same screen begins), seals the batch being
+    /// filled and waits until the queue is delivered or `timeout` seconds have passed.
+    /// - Returns: Whether every queued visit was delivered (or refused by the collector).
+    @discardableResult
+    public func flush(timeout: Double = 30) async -> Bool {
+        guard isRunning, !isStopped else { return false }
+        if isSampled, let screen = tracker.screen {
+            let outcome = tracker.enter(screen, now: clock.now(), unixTime: Date().timeIntervalSince1970)
+            continuation.yield(.visitChanged(closed: outcome.flatMap(\.finished), started: true))
+        }
+        return await withCheckedContinuation { done in
+            continuation.yield(.flush(timeout: timeout, done: done))
+        }
+    }
+
+    /// Ends the SDK: closes the current visit, writes it to the disk queue, stops the
+    /// watchdog and the uploader. What is not delivered stays queued for the next start.
+    public func stop() async {
+        guard isRunning, !isStopped else { return }
+        if isSampled {
+            let outcome = tracker.close(now: clock.now())
+            continuation.yield(.visitChanged(closed: outcome.flatMap(\.finished), started: false))
+        }
+        isStopped = true
+        continuation.finish()
+        await pipelineTask?.value
+        watchdog?.stop()
+        await delivery.stop()
+        await uploadTask?.value
+    }
+
+    /// The tracker's, the watchdog's and the delivery's counters.
+    public func statistics() async -> Statistics {
+        Statistics(isSampled: isSampled, tracker: tracker.statistics, hangs: watchdog?.statistics.hangs ?? 0,
+                   delivery: await delivery.currentStatistics)
+    }
+
+    /// The current visit's report so far, for a live overlay; nil with no visit.
+    public func currentReport() -> RecordingReport? {
+        tracker.currentReport()
+    }
+
+    /// The current screen's name.
+    public var currentScreen: String? {
+        tracker.screen
+    }
+
+    private func notify(_ event: ScreenVisitEvent) {
+        onVisit?(event)
+    }
+}
+
+extension VisitOutcome {
+    /// The visit, when it is to be sent.
+    var finished: ClosedVisit? {
+        if case let .finished(visit) = self { return visit }
+        return nil
+    }
+}
+
+/// What the main actor hands the pipeline.
+enum PipelineMessage: Sendable {
+    /// A visit closed (nil: none, or it was dropped) and, if `started`, another began.
+    case visitChanged(closed: ClosedVisit?, started: Bool)
+    /// Deliver everything queued, then resume `done` with whether the queue is empty.
+    case flush(timeout: Double, done: CheckedContinuation<Bool, Never>)
+}
+
+/// The hangs the watchdog saw, kept until the pipeline assigns them to visits.
+final class HangLog: Sendable {
+    private let hangs = Locked<[Hang]>([])
+    /// Most hangs kept; older ones are dropped first (a visit rarely has more than a few).
+    static let capacity = 512
+
+    /// Records a hang once it has ended (its duration is then final).
+    func record(_ event: HangEvent) {
+        guard case let .ended(hang, _) = event else { return }
+        hangs.withLock { hangs in
+            if hangs.count >= Self.capacity { hangs.removeFirst(hangs.count - Self.capacity + 1) }
+            hangs.append(hang)
+        }
+    }
+
+    /// The hangs of `visit`, forgetting every hang that ended before the visit did.
+    func take(for visit: ClosedVisit) -> [HangRecord] {
+        hangs.withLock { hangs in
+            let records = visit.hangRecords(from: hangs)
+            hangs.removeAll { $0.start &+ nanoseconds($0.duration) / 2 < visit.end }
+            return records
+        }
+    }
+}
+
+/// Finishes visits off the main thread, in order: CPU and memory windows, hangs, the
+/// device's state, the disk queue, then the local hook.
+struct VisitPipeline: Sendable {
+    let delivery: DeliveryQueue
+    let sampler: ResourceSampler?
+    let hangLog: HangLog
+    let deviceState: @Sendable () -> DeviceState
+    /// How long after a visit's end to wait for the watchdog's verdict on it (ns).
+    let settleNanoseconds: UInt64
+    let clock: MonotonicClock
+    let notify: @Sendable (ScreenVisitEvent) async -> Void
+
+    func run(_ messages: AsyncStream<PipelineMessage>) async {
+        for await message in messages {
+            switch message {
+            case let .visitChanged(closed, started):
+                let resources = sampler?.finishWindow()
+                if started { sampler?.startWindow() }
+                guard let closed else { continue }
+                // A hang that ended just before the visit closed is reported at the
+                // watchdog's next check: wait for it.
+                let wait = (closed.end &+ settleNanoseconds).minus(clock.now())
+                if wait > 0 { try? await Task.sleep(for: .nanoseconds(Int64(min(wait, UInt64(Int64.max))))) }
+                let event = closed.event(hangs: hangLog.take(for: closed), resources: resources, state: deviceState())
+                do {
+                    try await delivery.append(event)
+                    await notify(event)
+                } catch {
+                    // The disk queue is unusable (full disk, removed folder): the visit is lost,
+                    // and the delivery's statistics say why.
+                    await delivery.recordFailure("\(error)")
+                }
+            case let .flush(timeout, done):
+                done.resume(returning: await delivery.flush(timeout: timeout))
+            }
+        }
+    }
+}
