@@ -103,6 +103,8 @@ let package = Package(
             dependencies: [
                 "FramescopeSDK", "FramescopeCore", "FramescopeCollector",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .testTarget(name: "FramescopeCLITests", dependencies: ["framescope", "FramescopeExample", "FramescopeCore"]),

@@ -1,0 +1,156 @@
+import Dispatch
+import Foundation
+import FramescopeCollector
+import FramescopeCore
+import Hummingbird
+import HummingbirdTesting
+import Testing
+@testable import FramescopeSDK
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Plays `seconds` of 60 Hz ticks on the real monotonic clock, yielding the main actor
+/// between them so the watchdog's ping can run.
+@MainActor
+func playTicks(_ framescope: Framescope, seconds: Double) async {
+    let interval = 1.0 / 60
+    let end = Double(MonotonicClock.system.now()) / 1e9 + seconds
+    while true {
+        let now = Double(MonotonicClock.system.now()) / 1e9
+        if now >= end { break }
+        framescope.tick(timestamp: now, targetTimestamp: now + interval)
+        try? await Task.sleep(for: .seconds(interval))
+    }
+}
+
+extension RealThreadTests {
+    @Suite("Framescope: the public API on the main actor, against the real collector")
+    struct FramescopeAPITests {
+        func configuration(collector: URL, key: String, folder: TestFolder, sampleRate: Double = 1) -> Framescope.Configuration {
+            Framescope.Configuration(
+                collector: collector, ingestKey: key, app: testApp, device: testDevice, sessionSampleRate: sampleRate,
+                tracker: ScreenTracker.Configuration(minimumVisitDuration: 0.3, minimumVisitFrames: 5),
+                resourceSampleInterval: 0.2, delivery: quickDelivery(batchEvents: 2),
+                deviceState: { DeviceState(network: .wifi, lowPowerMode: true, thermalState: .fair) })
+        }
+
+        @Test("Visits with motion, tags, a real hang and CPU figures reach the collector; onVisit sees each")
+        @MainActor
+        func endToEnd() async throws {
+            let folder = try TestFolder()
+            let storeFolder = try TestFolder()
+            let store = try SQLiteStore(path: storeFolder.url.appendingPathComponent("c.sqlite").path)
+            let credentials = try await store.createApp(name: "Shop", id: "shop")
+            let app = Application(router: makeCollectorRouter(store: store), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+            try await app.test(.live) { client in
+                let url = URL(string: "http://127.0.0.1:\(try #require(client.port))")!
+                let framescope = try await Framescope(configuration: configuration(collector: url, key: credentials.ingestKey, folder: folder))
+                let seen = Locked<[ScreenVisitEvent]>([])
+                await MainActor.run {
+                    framescope.onVisit = { event in seen.withLock { $0.append(event) } }
+                    framescope.start()
+                    framescope.setTag("B", for: "experiment")
+                    framescope.screen("Feed")
+                }
+                await playTicks(framescope, seconds: 0.5)
+                await MainActor.run {
+                    framescope.beginMotion()
+                    usleep(400_000)   // the main thread hangs for 0.4 s
+                }
+                await playTicks(framescope, seconds: 0.5)
+                await MainActor.run {
+                    framescope.endMotion()
+                    framescope.screen("Search")
+                }
+                await playTicks(framescope, seconds: 0.6)
+                let delivered = await framescope.flush(timeout: 10)
+                #expect(delivered)
+                let statistics = await framescope.statistics()
+                await framescope.stop()
+
+                let events = seen.withLock { $0 }
+                #expect(events.map(\.screen) == ["Feed", "Search"])
+                #expect(statistics.delivery.eventsAccepted == 2)
+                #expect(try await store.rawEventCount(app: "shop") == 2)
+                guard let feed = events.first else { return }
+                #expect(feed.context.tags == ["experiment": "B"])
+                #expect(feed.context.network == .wifi && feed.context.lowPowerMode && feed.context.thermalState == .fair)
+                #expect(feed.hangs.count == 1)
+                if let hang = feed.hangs.first {
+                    #expect(abs(hang.duration - 0.4) <= 0.05, "hang of \(hang.duration) s for a 0.4 s block")
+                    #expect(hang.offset > 0.4 && hang.offset < 0.7)
+                }
+                #expect(feed.report.hangs == 1, "the tick after the block shows the hang as one long frame")
+                #expect(feed.motion?.hangs == 1)
+                #expect((feed.mainThreadHitches?.frames ?? 0) >= 1)
+                #expect(feed.resources?.samples ?? 0 >= 1)
+                #expect(abs(feed.duration - 1.4) < 0.2)
+                if events.count == 2 {
+                    #expect(events[1].hangs.isEmpty)
+                    #expect(events[1].motion == nil)
+                }
+            }
+        }
+
+        @Test("A session outside the sample rate measures nothing")
+        @MainActor
+        func sampledOut() async throws {
+            let folder = try TestFolder()
+            let framescope = try Framescope(configuration: configuration(
+                collector: URL(string: "http://127.0.0.1:9")!, key: "fsi_x", folder: folder, sampleRate: 0))
+            var visits = 0
+            framescope.onVisit = { _ in visits += 1 }
+            framescope.start()
+            framescope.screen("Feed")
+            await playTicks(framescope, seconds: 0.4)
+            framescope.screen("Search")
+            await framescope.stop()
+            let statistics = await framescope.statistics()
+            #expect(!statistics.isSampled)
+            #expect(statistics.tracker.visitsFinished == 0)
+            #expect(statistics.delivery.eventsQueued == 0)
+            #expect(visits == 0)
+        }
+
+        @Test("Wrong settings are refused with the field named")
+        @MainActor
+        func configurationErrors() throws {
+            let folder = try TestFolder()
+            var bad = configuration(collector: URL(string: "ftp://example.com")!, key: "fsi_x", folder: folder)
+            #expect(throws: Framescope.SetupError.invalidConfiguration("collector must be an http or https URL")) {
+                try Framescope(configuration: bad)
+            }
+            bad = configuration(collector: URL(string: "http://127.0.0.1:9")!, key: "fsi_x", folder: folder)
+            bad.watchdogCheckInterval = 0.3
+            #expect(bad.problem?.hasPrefix("watchdogCheckInterval") == true)
+            bad = configuration(collector: URL(string: "http://127.0.0.1:9")!, key: "", folder: folder)
+            #expect(bad.problem == "ingestKey must not be empty")
+            bad = configuration(collector: URL(string: "http://127.0.0.1:9")!, key: "fsi_x", folder: folder)
+            bad.delivery.maximumBatchEvents = 5000
+            #expect(bad.problem == "delivery: maximumBatchEvents must be 1–1000")
+            bad = configuration(collector: URL(string: "http://127.0.0.1:9")!, key: "fsi_x", folder: folder)
+            bad.tracker.longPause = -1
+            #expect(bad.problem == "tracker: longPause must be a positive number of seconds")
+        }
+
+        @Test("Tags beyond the limits are refused, leaving the others")
+        @MainActor
+        func tagLimits() throws {
+            let folder = try TestFolder()
+            let framescope = try Framescope(configuration: configuration(
+                collector: URL(string: "http://127.0.0.1:9")!, key: "fsi_x", folder: folder))
+            for index in 0..<VisitContext.maximumTags {
+                #expect(framescope.setTag("v", for: "k\(index)"))
+            }
+            #expect(!framescope.setTag("v", for: "one-too-many"))
+            #expect(framescope.setTag("changed", for: "k0"))
+            #expect(!framescope.setTag(String(repeating: "x", count: 65), for: "k1"))
+            #expect(framescope.setTag(nil, for: "k2"))
+            #expect(framescope.setTag("v", for: "new"))
+        }
+    }
+}
