@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The `FramescopeExample` executable (beside the test bundle) run as a child process that
+/// prints one line per visit stored.
+final class ExampleProcess {
+    let process = Process()
+    private let output = Pipe()
+    private var buffer: [UInt8] = []
+
+    static var binary: URL {
+        CLI.binary.deletingLastPathComponent().appendingPathComponent("FramescopeExample")
+    }
+
+    init(_ arguments: [String]) throws {
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// The next line of output, or nil at the end.
+    func nextLine() -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                return line
+            }
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty {
+                guard !buffer.isEmpty else { return nil }
+                defer { buffer = [] }
+                return String(decoding: buffer, as: UTF8.self)
+            }
+            buffer.append(contentsOf: data)
+        }
+    }
+
+    /// The screens of the "stored visit N: Screen, …" lines among `lines`.
+    static func storedScreens(_ lines: [String]) -> [String] {
+        lines.compactMap { line in
+            guard line.hasPrefix("stored visit "), let colon = line.firstIndex(of: ":") else { return nil }
+            return line[line.index(after: colon)...].split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+    }
+}
+
+@Suite("The SDK end to end: FramescopeExample against framescope serve", .serialized)
+struct SDKEndToEndTests {
+    /// Visits per screen as the query API counts them.
+    func visitsPerScreen(_ server: ServerProcess, readKey: String) async throws -> [String: Int] {
+        let (status, data) = try await server.request("/v1/apps/shop/screens", key: readKey)
+        #expect(status == 200)
+        let json = try #require(JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let screens = json["screens"] as? [[String: Any]] ?? []
+        return Dictionary(uniqueKeysWithValues: screens.compactMap { entry in
+            (entry["screen"] as? String).map { ($0, entry["visits"] as? Int ?? 0) }
+        })
+    }
+
+    @Test("FramescopeExample measures, flushes and exits 0 once every visit is acknowledged; the visits are in the query API")
+    func exampleAgainstServe() async throws {
+        let directory = try TemporaryDirectory()
+        let (db, ingestKey, readKey) = try ServeEndToEndTests().freshApp(directory)
+        let server = try ServerProcess(arguments: ["--db", db])
+        defer { server.stop() }
+        let example = try ExampleProcess(["--collector", "http://127.0.0.1:\(server.port)", "--ingest-key", ingestKey,
+                                          "--app", "shop", "--screens", "4", "--seconds", "5", "--batch-events", "3"])
+        var lines: [String] = []
+        while let line = example.nextLine() { lines.append(line) }
+        example.process.waitUntilExit()
+        #expect(example.process.terminationStatus == 0, "\(lines)")
+        let stored = ExampleProcess.storedScreens(lines)
+        #expect(stored == ["Feed", "Search", "Chat", "Profile"])
+        #expect(lines.last?.hasPrefix("delivered: all; visits stored 4, accepted by the collector 4") == true, "\(lines.last ?? "")")
+        let counted = try await visitsPerScreen(server, readKey: readKey)
+        #expect(counted == ["Feed": 1, "Search": 1, "Chat": 1, "Profile": 1])
+    }
+
+    @Test("Killed with SIGKILL while the collector is down, restarted once it is up: every stored visit arrives exactly once")
+    func killWhileCollectorDown() async throws {
+        let directory = try TemporaryDirectory()
+        let (db, ingestKey, readKey) = try ServeEndToEndTests().freshApp(directory)
+        let queue = directory.url.appendingPathComponent("queue").path
+
+        // Nothing listens on port 9: every upload fails and the batches wait on disk.
+        let first = try ExampleProcess(["--collector", "http://127.0.0.1:9", "--ingest-key", ingestKey, "--app", "shop",
+                                        "--screens", "12", "--seconds", "14", "--queue", queue, "--batch-events", "3"])
+        var lines: [String] = []
+        while let line = first.nextLine() {
+            lines.append(line)
+            // Kill right after a visit was stored: batches sealed (3 per batch) and one
+            // visit in the journal, while uploads keep failing.
+            if ExampleProcess.storedScreens(lines).count == 4 {
+                kill(first.process.processIdentifier, SIGKILL)
+                break
+            }
+        }
+        while let line = first.nextLine() { lines.append(line) }
+        first.process.waitUntilExit()
+        #expect(first.process.terminationReason == .uncaughtSignal)
+        let stored = ExampleProcess.storedScreens(lines)
+        #expect(stored.count >= 4)
+
+        let server = try ServerProcess(arguments: ["--db", db])
+        defer { server.stop() }
+        // The restarted process records nothing new: it delivers what the killed one queued.
+        let second = try ExampleProcess(["--collector", "http://127.0.0.1:\(server.port)", "--ingest-key", ingestKey,
+                                         "--app", "shop", "--screens", "0", "--queue", queue])
+        var secondLines: [String] = []
+        while let line = second.nextLine() { secondLines.append(line) }
+        second.process.waitUntilExit()
+        #expect(second.process.terminationStatus == 0, "\(secondLines)")
+
+        var expected: [String: Int] = [:]
+        for screen in stored { expected[screen, default: 0] += 1 }
+        let counted = try await visitsPerScreen(server, readKey: readKey)
+        #expect(counted == expected, "stored before the kill: \(stored)")
+        #expect(secondLines.last?.contains("accepted by the collector \(stored.count)") == true, "\(secondLines.last ?? "")")
+    }
+}
