@@ -2,6 +2,7 @@
 // Benchmarks for Framescope, kept in their own package so the main build and the
 // test run never compile ordo-one/benchmark. Run from this folder:
 //   swift package --allow-writing-to-package-directory benchmark
+//   swift run -c release SDKFigures          (the SDK's watchdog CPU and memory)
 import PackageDescription
 
 let package = Package(
@@ -20,6 +21,25 @@ let package = Package(
             ],
             path: "Benchmarks/EngineBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
+            name: "SDKBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "FramescopeCore", package: "Framescope"),
+                .product(name: "FramescopeSDK", package: "Framescope"),
+            ],
+            path: "Benchmarks/SDKBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // Prints the SDK's watchdog CPU use and memory: `swift run -c release SDKFigures`.
+        .executableTarget(
+            name: "SDKFigures",
+            dependencies: [
+                .product(name: "FramescopeCore", package: "Framescope"),
+                .product(name: "FramescopeSDK", package: "Framescope"),
+            ],
+            path: "Sources/SDKFigures"
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,49 @@
+import Benchmark
+import Foundation
+import FramescopeCore
+import FramescopeSDK
+
+/// The SDK's cost on the ticking thread: `Framescope.tick` with everything running (hang
+/// watchdog on the main queue, resource sampler, pipeline, uploader). Fails when a tick
+/// allocates.
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .throughput],
+        scalingFactor: .mega,
+        maxDuration: .seconds(3),
+        maxIterations: 20
+    )
+    let noAllocations: [BenchmarkMetric: BenchmarkThresholds] = [
+        .mallocCountTotal: .init(absolute: [.p100: 0]),
+    ]
+
+    Benchmark("Framescope.tick, full SDK running, 60 Hz with drops and motion (per tick)",
+              configuration: .init(thresholds: noAllocations)) { benchmark in
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("framescope-bench-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let framescope = try await MainActor.run {
+            try Framescope(configuration: Framescope.Configuration(
+                collector: URL(string: "http://127.0.0.1:9")!, ingestKey: "fsi_bench",
+                app: AppInfo(id: "bench", version: "1.0.0", build: "1"),
+                device: DeviceInfo(model: "Bench", osName: "Linux", osVersion: "6", maxRefreshRate: 60),
+                delivery: DeliveryConfiguration(directory: folder)))
+        }
+        let iterations = benchmark.scaledIterations
+        await MainActor.run {
+            framescope.start()
+            framescope.screen("Feed")
+            framescope.beginMotion()
+        }
+        benchmark.startMeasurement()
+        await MainActor.run {
+            let interval = 1.0 / 60
+            var t = Double(MonotonicClock.system.now()) / 1e9
+            for index in iterations {
+                t += index % 97 == 96 ? 2 * interval : interval
+                framescope.tick(timestamp: t, targetTimestamp: t + interval)
+            }
+        }
+        benchmark.stopMeasurement()
+        await framescope.stop()
+    }
+}
