@@ -258,7 +258,7 @@ struct DeliveryTests {
             let url = URL(string: "http://127.0.0.1:\(try #require(client.port))")!
             let up = try DeliveryQueue(configuration: quickDelivery(batchEvents: 3), directory: folder.url, collector: url,
                                        ingestKey: credentials.ingestKey, app: testApp, device: testDevice)
-            try await withDelivery(up) {
+            await withDelivery(up) {
                 #expect(await up.flush(timeout: 10))
             }
             var statistics = await up.currentStatistics
@@ -271,7 +271,7 @@ struct DeliveryTests {
             try copy.write(to: folder.url.appendingPathComponent(firstBatch))
             let again = try DeliveryQueue(configuration: quickDelivery(batchEvents: 3), directory: folder.url, collector: url,
                                           ingestKey: credentials.ingestKey, app: testApp, device: testDevice)
-            try await withDelivery(again) {
+            await withDelivery(again) {
                 #expect(await again.flush(timeout: 10))
             }
             statistics = await again.currentStatistics

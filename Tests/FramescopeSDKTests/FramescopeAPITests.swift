@@ -13,15 +13,14 @@ import Glibc
 import Darwin
 #endif
 
-/// Plays `seconds` of 60 Hz ticks on the real monotonic clock, yielding the main actor
-/// between them so the watchdog's ping can run.
+/// Plays `seconds × 60` ticks stamped with the real monotonic clock, sleeping a 60 Hz
+/// interval between them so the watchdog's ping can run. A fixed count, not a fixed span:
+/// on a loaded machine the visit lasts longer but still has its frames.
 @MainActor
 func playTicks(_ framescope: Framescope, seconds: Double) async {
     let interval = 1.0 / 60
-    let end = Double(MonotonicClock.system.now()) / 1e9 + seconds
-    while true {
+    for _ in 0..<Int(seconds * 60) {
         let now = Double(MonotonicClock.system.now()) / 1e9
-        if now >= end { break }
         framescope.tick(timestamp: now, targetTimestamp: now + interval)
         try? await Task.sleep(for: .seconds(interval))
     }
@@ -73,7 +72,7 @@ extension RealThreadTests {
                 await framescope.stop()
 
                 let events = seen.withLock { $0 }
-                #expect(events.map(\.screen) == ["Feed", "Search"])
+                #expect(events.map(\.screen) == ["Feed", "Search"], "\(statistics.tracker)")
                 #expect(statistics.delivery.eventsAccepted == 2)
                 #expect(try await store.rawEventCount(app: "shop") == 2)
                 guard let feed = events.first else { return }
@@ -82,13 +81,16 @@ extension RealThreadTests {
                 #expect(feed.hangs.count == 1)
                 if let hang = feed.hangs.first {
                     #expect(abs(hang.duration - 0.4) <= 0.05, "hang of \(hang.duration) s for a 0.4 s block")
-                    #expect(hang.offset > 0.4 && hang.offset < 0.7)
+                    // After 30 ticks at least 1/60 s apart, before the last 30.
+                    #expect(hang.offset >= 0.45 && hang.offset + hang.duration <= feed.duration - 0.45, "offset \(hang.offset) s")
                 }
-                #expect(feed.report.hangs == 1, "the tick after the block shows the hang as one long frame")
+                // The tick after the block shows the hang as one long frame (a loaded machine
+                // may add more by starving the ticking thread).
+                #expect(feed.report.hangs >= 1)
                 #expect(feed.motion?.hangs == 1)
                 #expect((feed.mainThreadHitches?.frames ?? 0) >= 1)
                 #expect(feed.resources?.samples ?? 0 >= 1)
-                #expect(abs(feed.duration - 1.4) < 0.2)
+                #expect(feed.duration >= 1.4, "the visit held 0.5 s of ticks, a 0.4 s block and 0.5 s of ticks")
                 if events.count == 2 {
                     #expect(events[1].hangs.isEmpty)
                     #expect(events[1].motion == nil)
