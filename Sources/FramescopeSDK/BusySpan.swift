@@ -30,10 +30,18 @@ public struct BusySpan: Sendable, Hashable {
 final class BusySpanReader: Sendable {
     /// The clock reading the start is counted from, in nanoseconds.
     let epoch: UInt64
-    private let word = ManagedAtomic<UInt64>(0)
+    /// The word. An `UnsafeAtomic` (a pointer, freed in `deinit`) rather than a
+    /// `ManagedAtomic` (a class), so a reader holding ``word`` loads it without retaining
+    /// anything: the screen tracker does so on every tick.
+    let word: UnsafeAtomic<UInt64>
 
     init(epoch: UInt64) {
         self.epoch = epoch
+        word = .create(0)
+    }
+
+    deinit {
+        word.destroy()
     }
 
     /// Publishes `[start, end]` (nanoseconds) as the latest span.
@@ -53,6 +61,11 @@ final class BusySpanReader: Sendable {
 
     /// Unpacks a word read by ``latestWord()``.
     func span(_ packed: UInt64) -> BusySpan? {
+        Self.span(packed, epoch: epoch)
+    }
+
+    /// Unpacks a word of a reader whose epoch is `epoch` (nanoseconds).
+    static func span(_ packed: UInt64, epoch: UInt64) -> BusySpan? {
         guard packed != 0 else { return nil }
         let start = epoch + (packed >> 32) * 1_000_000
         return BusySpan(start: start, end: start + (packed & 0xFFFF_FFFF) * 1_000_000)

@@ -1,3 +1,4 @@
+import Atomics
 import FramescopeCore
 
 /// Cuts the stream of frame ticks into screen visits: one ``FrameAnalyzer`` per visit, with
@@ -88,7 +89,10 @@ public struct ScreenTracker {
     public private(set) var statistics = Statistics()
 
     private var analyzer: FrameAnalyzer
+    /// Keeps the reader (and so its word) alive; the tick path uses `busyWord` and `busyEpoch`.
     private let busySpans: BusySpanReader?
+    private let busyWord: UnsafeAtomic<UInt64>?
+    private let busyEpoch: UInt64
     private let longPauseNanoseconds: UInt64
 
     // The visit under way.
@@ -122,6 +126,8 @@ public struct ScreenTracker {
     init(configuration: Configuration, busySpans: BusySpanReader?) {
         self.configuration = configuration
         self.busySpans = busySpans
+        busyWord = busySpans?.word
+        busyEpoch = busySpans?.epoch ?? 0
         analyzer = FrameAnalyzer(configuration: configuration.analyzer, keepsSegmentReports: false)
         longPauseNanoseconds = nanoseconds(configuration.longPause)
     }
@@ -180,8 +186,8 @@ public struct ScreenTracker {
     public mutating func tick(timestamp: Double, targetTimestamp: Double?, refreshInterval: Double? = nil) {
         guard screen != nil, !isPaused else { return }
         let now = nanoseconds(timestamp)
-        if let busySpans {
-            let word = busySpans.latestWord()
+        if let busyWord {
+            let word = busyWord.load(ordering: .acquiring)
             if word != latestBusyWord {
                 earlierBusyWord = latestBusyWord
                 latestBusyWord = word
@@ -196,7 +202,7 @@ public struct ScreenTracker {
         let outcome = analyzer.recordTick(timestamp: timestamp, targetTimestamp: targetTimestamp, refreshInterval: refreshInterval)
         switch outcome {
         case let .measured(frame):
-            if busySpans != nil, frame.lateness > 0 {
+            if busyWord != nil, frame.lateness > 0 {
                 pendingLateStart = lastTickNanoseconds
                 pendingLateEnd = now
                 pendingLateness = frame.lateness
@@ -222,9 +228,8 @@ public struct ScreenTracker {
 
     /// Whether one of the two latest busy spans overlaps `[from, to]` (nanoseconds).
     private func wasBusy(from: UInt64, to: UInt64) -> Bool {
-        guard let busySpans else { return false }
-        if let span = busySpans.span(latestBusyWord), span.overlaps(from: from, to: to) { return true }
-        if let span = busySpans.span(earlierBusyWord), span.overlaps(from: from, to: to) { return true }
+        if let span = BusySpanReader.span(latestBusyWord, epoch: busyEpoch), span.overlaps(from: from, to: to) { return true }
+        if let span = BusySpanReader.span(earlierBusyWord, epoch: busyEpoch), span.overlaps(from: from, to: to) { return true }
         return false
     }
 
