@@ -78,19 +78,7 @@ public func makeCollectorRouter(store: any CollectorStore, limits: IngestLimits 
             throw CollectorError(.unsupportedMediaType, code: "unsupported_encoding", field: "Content-Encoding",
                                  message: "Content-Encoding '\(encoding)' is not accepted; send plain JSON or gzip")
         }
-        let batch: WireBatch
-        do {
-            batch = try JSONDecoder().decode(WireBatch.self, from: Data(buffer: body))
-        } catch let error as DecodingError {
-            let field = error.fieldPath
-            if case .dataCorrupted = error, field.isEmpty {
-                throw CollectorError(.badRequest, code: "invalid_json", message: "the body is not valid JSON")
-            }
-            throw CollectorError(.badRequest, code: "invalid_field", field: field.isEmpty ? nil : field, message: error.reason)
-        }
-        let rawEvents = body.withUnsafeReadableBytes { bytes in
-            JSONEventSlicer.eventRanges(in: bytes)?.map { String(decoding: UnsafeRawBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
-        }
+        let (batch, rawEvents) = try decodeBatch(body)
         let (ingest, rejected) = try IngestValidator(limits: limits, now: clock()).validate(batch, app: grant.app, rawEvents: rawEvents)
         var result = IngestResult(stored: 0, duplicate: false)
         if !ingest.events.isEmpty { result = try await groupCommit.ingest(ingest) }
@@ -237,6 +225,32 @@ func integerParameter(_ parameters: Parameters, name: String, default fallback: 
         throw CollectorError(.badRequest, code: "invalid_parameter", field: name, message: "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
     }
     return value
+}
+
+/// The batch in `body` and each event's JSON as sent (`nil` when it cannot be sliced).
+///
+/// ``WireBatchDecoder`` decodes well-formed batches; any body it declines (an invalid
+/// event, malformed JSON, an unusual spelling) is decoded by `JSONDecoder`, whose errors
+/// become the 400 (`invalid_json`, or `invalid_field` with the field's path) and whose
+/// per-event failures become the rejections.
+func decodeBatch(_ body: ByteBuffer) throws -> (batch: WireBatch, rawEvents: [String]?) {
+    if let decoded = body.withUnsafeReadableBytes({ WireBatchDecoder.decode($0) }) {
+        return (decoded.batch, decoded.rawEvents)
+    }
+    let batch: WireBatch
+    do {
+        batch = try JSONDecoder().decode(WireBatch.self, from: Data(buffer: body))
+    } catch let error as DecodingError {
+        let field = error.fieldPath
+        if case .dataCorrupted = error, field.isEmpty {
+            throw CollectorError(.badRequest, code: "invalid_json", message: "the body is not valid JSON")
+        }
+        throw CollectorError(.badRequest, code: "invalid_field", field: field.isEmpty ? nil : field, message: error.reason)
+    }
+    let rawEvents = body.withUnsafeReadableBytes { bytes in
+        JSONEventSlicer.eventRanges(in: bytes)?.map { String(decoding: UnsafeRawBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
+    }
+    return (batch, rawEvents)
 }
 
 /// Decompresses a gzip body, refusing output over `limit` bytes (a gzip bomb) with 413

@@ -62,6 +62,12 @@ struct WireBatch: Decodable {
 
     struct LossyEvent: Decodable {
         var result: Result<ScreenVisitEvent, DecodingError>
+
+        /// An event that decoded (``WireBatchDecoder``).
+        init(_ event: ScreenVisitEvent) {
+            result = .success(event)
+        }
+
         init(from decoder: any Decoder) throws {
             do {
                 result = .success(try ScreenVisitEvent(from: decoder))
