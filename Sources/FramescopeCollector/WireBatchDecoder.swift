@@ -170,6 +170,7 @@ struct WireJSONParser {
     private mutating func screenVisit() throws(Decline) -> ScreenVisitEvent {
         var kind: String?, screen: String?, startedAt: String?, duration: Double?, context: VisitContext?
         var reportData: String?, hangs: [HangRecord]?, resources: ResourceUsage?
+        var mainThreadHitches: MainThreadHitches?
         var hasMotion = false, hasMotionData = false
         var motionData: String?
         var seen = Seen()
@@ -189,6 +190,10 @@ struct WireJSONParser {
                 motionData = try null() ? nil : try string()
             } else if matches(key, "hangs") { try seen.insert(7); hangs = try hangList() }
             else if matches(key, "resources") { try seen.insert(8); resources = try null() ? nil : try resourceUsage() }
+            else if matches(key, "mainThreadHitches") {
+                try seen.insert(10)
+                mainThreadHitches = try null() ? nil : try mainThreadHitchFigures()
+            }
             else if matches(key, "motion") {
                 // A JSON report object is left to JSONDecoder; `null` means no motion.
                 try seen.insert(9)
@@ -205,7 +210,7 @@ struct WireJSONParser {
         var motion: FrameReport?
         if !hasMotion && hasMotionData, let motionData { motion = try Self.binaryReport(motionData) }
         var event = ScreenVisitEvent(screen: screen, startedAt: startedAt, duration: duration, context: context, report: report,
-                                     motion: motion, hangs: hangs, resources: resources)
+                                     motion: motion, hangs: hangs, resources: resources, mainThreadHitches: mainThreadHitches)
         event.kind = kind
         return event
     }
@@ -300,6 +305,23 @@ struct WireJSONParser {
         }
         guard let cpu, let resident, let samples else { throw Decline() }
         return ResourceUsage(cpuPercent: cpu, residentBytes: resident, samples: samples)
+    }
+
+    /// `{"frames", "hitchTime"}`; values ``MainThreadHitches`` would refuse are declined.
+    private mutating func mainThreadHitchFigures() throws(Decline) -> MainThreadHitches {
+        var frames: Int?, hitchTime: Double?
+        var seen = Seen()
+        try beginObject()
+        if try !isEmptyObject() {
+            repeat {
+                let key = try key()
+                if matches(key, "frames") { try seen.insert(0); frames = try integer() }
+                else if matches(key, "hitchTime") { try seen.insert(1); hitchTime = try double() }
+                else { try skipValue() }
+            } while try nextMember()
+        }
+        guard let frames, let hitchTime, frames >= 0, hitchTime.isFinite, hitchTime >= 0 else { throw Decline() }
+        return MainThreadHitches(frames: frames, hitchTime: hitchTime)
     }
 
     /// `{"min", "mean", "max"}`.

@@ -213,6 +213,9 @@ struct WireBatchDecoderTests {
             ("hangs null", body(base.replacingOccurrences(of: "DUR", with: "10").replacingOccurrences(of: #""hangs":[]"#, with: #""hangs":null"#))),
             ("hangs missing", body(base.replacingOccurrences(of: "DUR", with: "10").replacingOccurrences(of: #""hangs":[],"#, with: ""))),
             ("resources", body(base.replacingOccurrences(of: "DUR", with: "10").replacingOccurrences(of: #""hangs":[]"#, with: #""hangs":[],"resources":{"cpuPercent":{"min":1,"mean":2,"max":3},"residentBytes":{"min":1e8,"mean":2E8,"max":3.5e+8},"samples":4}"#))),
+            ("mainThreadHitches", body(base.replacingOccurrences(of: "DUR", with: "10").replacingOccurrences(of: #""hangs":[]"#, with: #""hangs":[],"mainThreadHitches":{"frames":3,"hitchTime":0.25}"#))),
+            ("mainThreadHitches null", body(base.replacingOccurrences(of: "DUR", with: "10").replacingOccurrences(of: #""hangs":[]"#, with: #""hangs":[],"mainThreadHitches":null"#))),
+            ("mainThreadHitches negative", body(base.replacingOccurrences(of: "DUR", with: "10").replacingOccurrences(of: #""hangs":[]"#, with: #""hangs":[],"mainThreadHitches":{"frames":-1,"hitchTime":0.25}"#))),
             ("resources null", body(base.replacingOccurrences(of: "DUR", with: "10").replacingOccurrences(of: #""hangs":[]"#, with: #""hangs":[],"resources":null"#))),
             ("resources samples 4.0", body(base.replacingOccurrences(of: "DUR", with: "10").replacingOccurrences(of: #""hangs":[]"#, with: #""hangs":[],"resources":{"cpuPercent":{"min":1,"mean":2,"max":3},"residentBytes":{"min":1,"mean":2,"max":3},"samples":4.0}"#))),
             ("resources missing max", body(base.replacingOccurrences(of: "DUR", with: "10").replacingOccurrences(of: #""hangs":[]"#, with: #""hangs":[],"resources":{"cpuPercent":{"min":1,"mean":2},"residentBytes":{"min":1,"mean":2,"max":3},"samples":4}"#))),
@@ -248,7 +251,7 @@ struct WireBatchDecoderTests {
     static let takesFastPath: Set<String> = [
         "plain", "two events", "no events", "trailing whitespace", "leading whitespace", "unknown envelope key", "maxRefreshRate -0",
         "installationId null", "escaped values", "unicode escapes", "raw non-ASCII", "empty screen", "kind other", "tags", "hangs",
-        "resources", "resources null", "motionData null", "motionData", "motion null beats motionData", "motion null beats bad motionData",
+        "resources", "resources null", "mainThreadHitches", "mainThreadHitches null", "motionData null", "motionData", "motion null beats motionData", "motion null beats bad motionData",
         "reportData escaped slashes", "unknown event key", "duplicate screen", "duplicate tag", "resources samples 4.0",
         "duration 0", "duration -0", "duration -0.0", "duration 0.0", "duration 1", "duration 10", "duration 1.5", "duration 1e0",
         "duration 1E+0", "duration 1e-0", "duration 2.5e1", "duration 0e500", "duration 0.000", "duration 0.1",
