@@ -120,14 +120,14 @@ struct FramescopeExample: AsyncParsableCommand {
                                          seed: seed &+ UInt64(index))
         let recording = PipelineSimulator(display: .fixed(hz: 60), seed: seed &+ UInt64(index)).run(&workload)
         guard let first = recording.ticks.first else { return }
-        let base = monotonicSeconds() - first.timestamp
+        let base = MonotonicClock.system.nowInSeconds() - first.timestamp
         var previous = first.timestamp
         var inMotion = false
         for tick in recording.ticks {
             let due = base + tick.timestamp
             let waited = tick.timestamp - previous
             previous = tick.timestamp
-            let remaining = due - monotonicSeconds()
+            let remaining = due - MonotonicClock.system.nowInSeconds()
             if remaining > 0 {
                 if waited > 2.5 / 60 {
                     // The simulated app's main thread was busy: block it for real.
@@ -147,11 +147,7 @@ struct FramescopeExample: AsyncParsableCommand {
     }
 }
 
-/// Now, in seconds of the SDK's monotonic clock (the watchdog's), so tick times and hang
-/// times line up as `CADisplayLink` and the watchdog's do on Apple platforms.
-func monotonicSeconds() -> Double {
-    Double(MonotonicClock.system.now()) / 1e9
-}
+
 
 extension OperatingSystemVersion {
     /// `major.minor.patch`.

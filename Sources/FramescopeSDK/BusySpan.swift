@@ -53,17 +53,6 @@ final class BusySpanReader: Sendable {
         word.store(max(packed, 1), ordering: .releasing)
     }
 
-    /// The latest span as its packed word (0: none): one atomic load.
-    @inline(__always)
-    func latestWord() -> UInt64 {
-        word.load(ordering: .acquiring)
-    }
-
-    /// Unpacks a word read by ``latestWord()``.
-    func span(_ packed: UInt64) -> BusySpan? {
-        Self.span(packed, epoch: epoch)
-    }
-
     /// Unpacks a word of a reader whose epoch is `epoch` (nanoseconds).
     static func span(_ packed: UInt64, epoch: UInt64) -> BusySpan? {
         guard packed != 0 else { return nil }
@@ -73,6 +62,6 @@ final class BusySpanReader: Sendable {
 
     /// The latest span, or nil.
     var latest: BusySpan? {
-        span(latestWord())
+        Self.span(word.load(ordering: .acquiring), epoch: epoch)
     }
 }

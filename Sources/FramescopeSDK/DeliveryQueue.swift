@@ -112,11 +112,26 @@ actor DeliveryQueue {
         nextWaiterID += 1
         return await withCheckedContinuation { continuation in
             flushWaiters.append((id, continuation))
-            Task { [weak self] in
-                try? await Task.sleep(for: .seconds(timeout))
-                await self?.finishFlush(id: id)
-            }
+            after(seconds: timeout) { $0.finishFlush(id: id) }
         }
+    }
+
+    /// Answers every waiting flush with whether the queue is empty.
+    private func resumeFlushes() {
+        for waiter in flushWaiters { waiter.continuation.resume(returning: disk.batches.isEmpty) }
+        flushWaiters = []
+    }
+
+    /// Runs `body` on this actor `seconds` from now, unless the actor is gone by then.
+    private func after(seconds: Double, _ body: @escaping @Sendable (isolated DeliveryQueue) -> Void) {
+        Task { [weak self] in
+            try? await Task.sleep(for: .seconds(seconds))
+            await self?.perform(body)
+        }
+    }
+
+    private func perform(_ body: @Sendable (isolated DeliveryQueue) -> Void) {
+        body(self)
     }
 
     private func finishFlush(id: Int) {
@@ -134,8 +149,7 @@ actor DeliveryQueue {
     func stop() {
         isStopped = true
         wake(evenWhileBackingOff: true)
-        for waiter in flushWaiters { waiter.continuation.resume(returning: disk.batches.isEmpty) }
-        flushWaiters = []
+        resumeFlushes()
         disk.close()
     }
 
@@ -183,10 +197,7 @@ actor DeliveryQueue {
                 await wait(seconds: retryAfter ?? backoff(), backingOff: true)
             }
             refreshCounts()
-            if disk.batches.isEmpty {
-                for waiter in flushWaiters { waiter.continuation.resume(returning: true) }
-                flushWaiters = []
-            }
+            if disk.batches.isEmpty { resumeFlushes() }
         }
     }
 
@@ -290,12 +301,7 @@ actor DeliveryQueue {
         nextWaiterID += 1
         await withCheckedContinuation { continuation in
             waiter = (id, backingOff, continuation)
-            if let seconds {
-                Task { [weak self] in
-                    try? await Task.sleep(for: .seconds(seconds))
-                    await self?.endWait(id: id)
-                }
-            }
+            if let seconds { after(seconds: seconds) { $0.endWait(id: id) } }
         }
     }
 
@@ -312,11 +318,7 @@ actor DeliveryQueue {
     }
 
     private func scheduleAgeSeal(generation: Int) {
-        let age = configuration.maximumBatchAge
-        Task { [weak self] in
-            try? await Task.sleep(for: .seconds(age))
-            await self?.sealIfStill(generation: generation)
-        }
+        after(seconds: configuration.maximumBatchAge) { $0.sealIfStill(generation: generation) }
     }
 
     private func sealIfStill(generation: Int) {

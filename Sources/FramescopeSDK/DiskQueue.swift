@@ -123,10 +123,8 @@ final class DiskQueue {
         guard let journal else { throw Failure(description: "the queue is not open") }
         let sequence = nextSequence
         nextSequence += 1
-        var line = Array(String(sequence).utf8)
-        line.append(UInt8(ascii: " "))
-        line.append(contentsOf: json)
-        line.append(UInt8(ascii: "\n"))
+        var line: [UInt8] = []
+        Self.appendLine(sequence: sequence, json: json, to: &line)
         do {
             try journal.write(contentsOf: line)
         } catch {
@@ -195,10 +193,7 @@ final class DiskQueue {
     private func rewriteJournal() throws(Failure) {
         var bytes: [UInt8] = []
         for (sequence, json) in pending {
-            bytes.append(contentsOf: String(sequence).utf8)
-            bytes.append(UInt8(ascii: " "))
-            bytes.append(contentsOf: json)
-            bytes.append(UInt8(ascii: "\n"))
+            Self.appendLine(sequence: sequence, json: json, to: &bytes)
         }
         try? journal?.close()
         journal = nil
@@ -233,6 +228,14 @@ final class DiskQueue {
             try? FileManager.default.removeItem(at: temporary)
             throw Failure(description: "cannot rename to \(url.lastPathComponent): \(reason)")
         }
+    }
+
+    /// Appends one journal line, `<sequence> <json>\n`, to `bytes`.
+    private static func appendLine(sequence: Int, json: [UInt8], to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: String(sequence).utf8)
+        bytes.append(UInt8(ascii: " "))
+        bytes.append(contentsOf: json)
+        bytes.append(UInt8(ascii: "\n"))
     }
 
     /// `batch-<first>-<last>-<id>.json.gz` back to a ``Batch``.

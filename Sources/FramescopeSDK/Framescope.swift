@@ -213,8 +213,15 @@ public final class Framescope {
     /// The app shows `name` now: closes the current visit and starts one of `name`.
     public func screen(_ name: String) {
         guard isSampled, !isStopped else { return }
-        let outcome = tracker.pointee.enter(name, now: clock.now(), unixTime: Date().timeIntervalSince1970)
-        continuation.yield(.visitChanged(closed: outcome.flatMap(\.finished), started: true))
+        changeVisit(to: name)
+    }
+
+    /// Closes the current visit and, with a name, starts one of that screen; hands the
+    /// closed visit (when it is to be sent) to the pipeline.
+    private func changeVisit(to screen: String?) {
+        let outcome = screen.map { tracker.pointee.enter($0, now: clock.now(), unixTime: Date().timeIntervalSince1970) }
+            ?? tracker.pointee.close(now: clock.now())
+        continuation.yield(.visitChanged(closed: outcome.flatMap(\.finished), started: screen != nil))
     }
 
     /// Records one display-refresh tick. Call it every refresh, from the main thread.
@@ -278,8 +285,7 @@ public final class Framescope {
     public func flush(timeout: Double = 30) async -> Bool {
         guard isRunning, !isStopped else { return false }
         if isSampled, let screen = tracker.pointee.screen {
-            let outcome = tracker.pointee.enter(screen, now: clock.now(), unixTime: Date().timeIntervalSince1970)
-            continuation.yield(.visitChanged(closed: outcome.flatMap(\.finished), started: true))
+            changeVisit(to: screen)
         }
         return await withCheckedContinuation { done in
             continuation.yield(.flush(timeout: timeout, done: done))
@@ -291,8 +297,7 @@ public final class Framescope {
     public func stop() async {
         guard isRunning, !isStopped else { return }
         if isSampled {
-            let outcome = tracker.pointee.close(now: clock.now())
-            continuation.yield(.visitChanged(closed: outcome.flatMap(\.finished), started: false))
+            changeVisit(to: nil)
         }
         isStopped = true
         continuation.finish()
@@ -373,7 +378,7 @@ final class HangLog: Sendable {
     func take(for visit: ClosedVisit) -> [HangRecord] {
         hangs.withLock { hangs in
             let records = visit.hangRecords(from: hangs)
-            hangs.removeAll { $0.start &+ nanoseconds($0.duration) / 2 < visit.end }
+            hangs.removeAll { $0.midpoint < visit.end }
             return records
         }
     }

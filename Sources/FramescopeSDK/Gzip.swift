@@ -35,7 +35,7 @@ enum Gzip {
         return output
     }
 
-    /// Decompresses one gzip member (for tests and for reading queued batches).
+    /// Decompresses one gzip member (the tests read the bodies the SDK sends with it).
     static func decompress(_ bytes: [UInt8]) throws(Failure) -> [UInt8] {
         var stream = z_stream()
         let initialized = inflateInit2_(&stream, 15 + 16, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))

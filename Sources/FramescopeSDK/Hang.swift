@@ -17,6 +17,12 @@ public struct Hang: Sendable, Hashable {
         self.duration = duration
     }
 
+    /// The middle of the hang, in nanoseconds of the watchdog's clock: what decides which
+    /// screen visit it belongs to.
+    public var midpoint: UInt64 {
+        start &+ nanoseconds(duration) / 2
+    }
+
     /// This hang as the wire format records it, for a screen visit that began at
     /// `visitStart` (nanoseconds of the same clock). A hang that began before the visit
     /// gets offset 0 and only the part inside the visit as its duration (seconds).

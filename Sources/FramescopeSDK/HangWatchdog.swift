@@ -303,12 +303,9 @@ extension HangWatchdog {
         func check() {
             let now = clock.now()
             let ranAt = takePingRun()
-            let (action, since, suspended) = detector.withLock { detector in
-                let suspensions = detector.suspensions
-                let action = detector.check(now: now, pingRanAt: ranAt)
-                return (action, detector.pingWaitingSince, detector.suspensions != suspensions)
-            }
-            if let since, ranAt == nil, !suspended, now.minus(since) >= busyThreshold {
+            let (action, since) = detector.withLock { ($0.check(now: now, pingRanAt: ranAt), $0.pingWaitingSince) }
+            // A late check (a stop) restarts the wait at `now`, so only a real wait passes.
+            if let since, ranAt == nil, now.minus(since) >= busyThreshold {
                 // The ping still waits: the queue has been busy since it was posted.
                 busySpans.publish(start: since, end: now)
             }

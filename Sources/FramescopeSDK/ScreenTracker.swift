@@ -309,9 +309,7 @@ public struct ClosedVisit: Sendable, Hashable {
     /// the wire records them: offsets from the visit's start, cut to the visit's end.
     public func hangRecords(from hangs: [Hang]) -> [HangRecord] {
         hangs.compactMap { hang in
-            let length = nanoseconds(hang.duration)
-            let midpoint = hang.start &+ length / 2
-            guard midpoint >= start, midpoint < end else { return nil }
+            guard hang.midpoint >= start, hang.midpoint < end else { return nil }
             var record = hang.record(visitStart: start)
             record.duration = min(record.duration, Double(end.minus(start)) / 1e9 - record.offset)
             return record.duration > 0 ? record : nil

@@ -20,7 +20,7 @@ import Darwin
 func playTicks(_ framescope: Framescope, seconds: Double) async {
     let interval = 1.0 / 60
     for _ in 0..<Int(seconds * 60) {
-        let now = Double(MonotonicClock.system.now()) / 1e9
+        let now = MonotonicClock.system.nowInSeconds()
         framescope.tick(timestamp: now, targetTimestamp: now + interval)
         try? await Task.sleep(for: .seconds(interval))
     }

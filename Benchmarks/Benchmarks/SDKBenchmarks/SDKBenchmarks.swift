@@ -37,7 +37,7 @@ let benchmarks: @Sendable () -> Void = {
         benchmark.startMeasurement()
         await MainActor.run {
             let interval = 1.0 / 60
-            var t = Double(MonotonicClock.system.now()) / 1e9
+            var t = MonotonicClock.system.nowInSeconds()
             for index in iterations {
                 t += index % 97 == 96 ? 2 * interval : interval
                 framescope.tick(timestamp: t, targetTimestamp: t + interval)

@@ -81,7 +81,7 @@ struct SDKFigures {
         framescope.onVisit = { _ in stored += 1 }
         framescope.start()
         let interval = 1.0 / 120
-        var t = Double(MonotonicClock.system.now()) / 1e9
+        var t = MonotonicClock.system.nowInSeconds()
         for screen in 0..<21 {
             framescope.screen("Screen \(screen)")
             framescope.setTag("variant-\(screen % 3)", for: "experiment")
