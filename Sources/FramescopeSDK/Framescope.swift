@@ -113,6 +113,7 @@ public final class Framescope {
         /// The disk queue's folder cannot be used.
         case queueUnavailable(String)
 
+        /// The error as one line for logs, naming what is wrong.
         public var description: String {
             switch self {
             case let .invalidConfiguration(message): "Framescope configuration: \(message)"
