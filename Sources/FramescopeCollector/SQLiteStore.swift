@@ -13,18 +13,47 @@ import GRDB
 public final class SQLiteStore: CollectorStore {
     private let pool: DatabasePool
     private let rowCache = RollupRowCache(capacity: 8192)
+    /// A connection of its own for ``checkpoint()`` with background checkpoints, so that
+    /// copying the WAL into the database file never runs on the writer.
+    private let checkpointer: DatabaseQueue?
+
+    /// WAL pages (4 KiB each) past which the writer checkpoints as it commits even with
+    /// background checkpoints, should ``checkpoint()`` stop being called (80 MiB).
+    public static let backgroundCheckpointLimit = 20_000
 
     /// Opens (and migrates) the database at `path`.
-    public init(path: String) throws {
+    /// - Parameter backgroundCheckpoints: When `false` (the default), the writer copies the
+    ///   WAL back into the database file itself once it holds 1000 pages, as part of a
+    ///   commit (SQLite's default). When `true`, ``checkpoint()`` does it on a connection
+    ///   of its own and should be called often (``WALCheckpointService``, every 50 ms in
+    ///   `framescope serve`); the writer then checkpoints only past
+    ///   ``backgroundCheckpointLimit`` pages. Either way every commit is fsynced.
+    public init(path: String, backgroundCheckpoints: Bool = false) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in
             // FULL: each commit (one group-commit flush) is fsynced before the 202 goes out,
             // so an acknowledged batch survives a power loss, not only a crash.
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            if backgroundCheckpoints { try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.backgroundCheckpointLimit)") }
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         try Self.migrator.migrate(pool)
+        checkpointer = backgroundCheckpoints ? try DatabaseQueue(path: path, configuration: configuration) : nil
+    }
+
+    /// Copies the WAL's committed pages into the database file without waiting for the
+    /// writer or readers (a passive checkpoint): on the checkpoint connection with
+    /// background checkpoints, otherwise on the writer.
+    /// - Returns: The WAL's size and how much of it is now copied, in pages (4 KiB each).
+    @discardableResult
+    public func checkpoint() async throws -> (walPages: Int, checkpointedPages: Int) {
+        let result = if let checkpointer {
+            try await checkpointer.writeWithoutTransaction { db in try db.checkpoint(.passive) }
+        } else {
+            try await pool.writeWithoutTransaction { db in try db.checkpoint(.passive) }
+        }
+        return (result.walFrameCount, result.checkpointedFrameCount)
     }
 
     static var migrator: DatabaseMigrator {

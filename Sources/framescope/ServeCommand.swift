@@ -52,7 +52,7 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let store: SQLiteStore
         do {
-            store = try SQLiteStore(path: db)
+            store = try SQLiteStore(path: db, backgroundCheckpoints: true)
         } catch {
             writeToStandardError("framescope: \(db): cannot open the database: \(error)\n")
             throw ExitCode(CLIFailure.ioError)
@@ -84,7 +84,7 @@ struct ServeCommand: AsyncParsableCommand {
                 DashboardRoutes(pages: dashboard).register(on: router)
             }),
             configuration: .init(address: .hostname(host, port: port), serverName: "framescope"),
-            services: [retention],
+            services: [retention, WALCheckpointService(store: store, logger: logger)],
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? 0
                 var text = announcement

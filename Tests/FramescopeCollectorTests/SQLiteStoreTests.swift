@@ -53,6 +53,23 @@ struct SQLiteStoreTests {
         #expect(screens.first?.report.hitchRatio == expected.hitchRatio)
     }
 
+    @Test("With background checkpoints, checkpoint() copies the whole WAL on its own connection; the data is intact")
+    func backgroundCheckpoints() async throws {
+        let temporary = try TemporaryStore()
+        let path = temporary.directory.appendingPathComponent("background.sqlite").path
+        let store = try SQLiteStore(path: path, backgroundCheckpoints: true)
+        _ = try await store.createApp(name: "Shop", id: nil)
+        for index in 0..<5 {
+            _ = try await ingest(store, makeBatch(id: "bg-\(index)", start: now - 3600))
+        }
+        let checkpoint = try await store.checkpoint()
+        #expect(checkpoint.walPages > 0)
+        #expect(checkpoint.checkpointedPages == checkpoint.walPages)
+        let reopened = try SQLiteStore(path: path)
+        #expect(try await reopened.rawEventCount(app: "shop") == 15)
+        #expect(try await reopened.screens(app: "shop", query: ScreenQuery(from: now - 86_400, to: now + 1)).first?.visits == 15)
+    }
+
     @Test("Filters select rollup keys; ratios are Σ/Σ over the selected rows")
     func filters() async throws {
         let temporary = try TemporaryStore()
