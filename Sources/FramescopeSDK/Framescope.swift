@@ -24,7 +24,7 @@ import Foundation
 /// Everything here runs on the main actor, the thread that ticks. A tick costs the
 /// engine's work and one atomic load, with no allocation and no lock. Closing a visit
 /// (``screen(_:)``, ``flush(timeout:)``) takes the engine's report and appends the visit to
-/// the pipeline; all else runs elsewhere: the hang watchdog on its own queue, the resource
+/// the pipeline; all else runs elsewhere: the hang watchdog on its own thread, the resource
 /// sampler on a timer, and a pipeline task that waits for the watchdog's verdict on the
 /// visit's last moments, attaches hangs, CPU and memory and the device's state, writes the
 /// visit to the disk queue and hands it to ``onVisit``; the uploader sends batches.
@@ -47,7 +47,9 @@ public final class Framescope {
         public var tracker: ScreenTracker.Configuration
         /// Whether the hang watchdog runs (default true).
         public var watchdogEnabled: Bool
-        /// The watchdog's check interval, in seconds (default 0.05 s; less than the hang threshold).
+        /// The watchdog's check interval, in seconds (default 0.125 s; less than the hang threshold).
+        /// Hangs are dated to within half of it; each check wakes two threads (see
+        /// ``HangWatchdog``).
         public var watchdogCheckInterval: Double
         /// A ping to the main thread that waits this long marks it busy, in seconds (default 0.034 s).
         public var busyThreshold: Double
@@ -63,7 +65,7 @@ public final class Framescope {
         /// Creates a configuration; see the properties for units and defaults.
         public init(collector: URL, ingestKey: String, app: AppInfo, device: DeviceInfo, sessionSampleRate: Double = 1,
                     tracker: ScreenTracker.Configuration = ScreenTracker.Configuration(), watchdogEnabled: Bool = true,
-                    watchdogCheckInterval: Double = 0.05, busyThreshold: Double = 0.034, resourceSampleInterval: Double? = 1,
+                    watchdogCheckInterval: Double = 0.125, busyThreshold: Double = 0.034, resourceSampleInterval: Double? = 1,
                     delivery: DeliveryConfiguration = DeliveryConfiguration(),
                     deviceState: @escaping @Sendable () -> DeviceState = { DeviceState() }) {
             self.collector = collector

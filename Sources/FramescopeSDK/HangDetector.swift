@@ -1,6 +1,6 @@
 /// The hang watchdog's decisions as a value: given the times of its checks and of the
 /// pings that ran, it says which hangs began and ended and when to post the next ping.
-/// It has no threads, queues or clocks; ``HangWatchdog`` runs it on its own queue, and
+/// It has no threads, queues or clocks; ``HangWatchdog`` runs it on its own thread, and
 /// tests drive it with made-up times.
 ///
 /// All times are nanoseconds of one monotonic clock. At most one ping is in flight: a new
@@ -42,6 +42,13 @@ struct HangDetector: Sendable {
     private(set) var pingWaitingSince: UInt64?
     /// Whether the wait of the ping in flight has been reported as a hang.
     private var hangUnderWay = false
+    /// When the previous ping ran, if it ran since the last start or restart: the queue was
+    /// keeping up then, so a hang seen by the ping in flight began between that moment and
+    /// the ping's post.
+    private var lastPingRanAt: UInt64?
+    /// For the ping in flight: when the queue was last seen keeping up before it was
+    /// posted (`nil`: not known, after a start or restart).
+    private var keptUpAt: UInt64?
 
     init(threshold: UInt64, checkInterval: UInt64, suspensionTolerance: UInt64) {
         precondition(threshold > 0 && checkInterval > 0 && suspensionTolerance > 0,
@@ -59,6 +66,8 @@ struct HangDetector: Sendable {
         guard phase == .idle || phase == .paused else { return Action() }
         phase = .running
         lastCheck = now
+        lastPingRanAt = nil
+        keptUpAt = nil
         if pingWaitingSince != nil {
             // A ping posted before the pause may still be queued: measure it afresh.
             pingWaitingSince = now
@@ -75,6 +84,7 @@ struct HangDetector: Sendable {
         var action = Action(events: observe(now: now, pingRanAt: pingRanAt))
         if pingWaitingSince == nil {
             pingWaitingSince = now
+            keptUpAt = lastPingRanAt
             action.postPing = true
         }
         return action
@@ -118,32 +128,37 @@ struct HangDetector: Sendable {
             if pingWaitingSince != nil {
                 pingWaitingSince = pingRanAt == nil ? now : nil
             }
+            lastPingRanAt = nil
+            keptUpAt = nil
             return events
         }
 
         guard let since = pingWaitingSince else { return [] }
 
         if let ranAt = pingRanAt {
+            let start = hangStart(waitingSince: since)
             pingWaitingSince = nil
-            let waited = ranAt.minus(since)
+            lastPingRanAt = ranAt
             if hangUnderWay {
                 hangUnderWay = false
-                return [.ended(Hang(start: since, duration: seconds(waited)), .recovered)]
+                return [.ended(Hang(start: start, duration: seconds(ranAt.minus(start))), .recovered)]
             }
-            if waited >= threshold {
+            if ranAt.minus(since) >= threshold {
                 // The ping ran after the threshold but before a check saw it overdue.
                 hangs += 1
-                let hang = Hang(start: since, duration: seconds(waited))
+                let hang = Hang(start: start, duration: seconds(ranAt.minus(start)))
                 return [.began(hang), .ended(hang, .recovered)]
             }
             return []
         }
 
-        let waited = now.minus(since)
-        if !hangUnderWay && waited >= threshold {
+        // A hang is reported only once the ping itself has waited the threshold: the
+        // queue is then surely stuck. Its start is the estimate of `hangStart`.
+        if !hangUnderWay && now.minus(since) >= threshold {
             hangUnderWay = true
             hangs += 1
-            return [.began(Hang(start: since, duration: seconds(waited)))]
+            let start = hangStart(waitingSince: since)
+            return [.began(Hang(start: start, duration: seconds(now.minus(start))))]
         }
         return []
     }
@@ -153,6 +168,17 @@ struct HangDetector: Sendable {
     private mutating func endHang(at end: UInt64, _ ending: HangEnding) -> HangEvent? {
         guard hangUnderWay, let since = pingWaitingSince else { return nil }
         hangUnderWay = false
-        return .ended(Hang(start: since, duration: seconds(end.minus(since))), ending)
+        let start = hangStart(waitingSince: since)
+        return .ended(Hang(start: start, duration: seconds(end.minus(start))), ending)
+    }
+
+    /// When the hang seen by the ping in flight began: the queue stopped keeping up between
+    /// the previous ping's run and this ping's post, at a moment no check can see, so the
+    /// middle of that window is taken (off by at most half of it, half a check interval,
+    /// either way). After a start or restart, when no earlier run is known, the wait's own
+    /// start.
+    private func hangStart(waitingSince since: UInt64) -> UInt64 {
+        guard let keptUpAt, keptUpAt < since else { return since }
+        return since - (since - keptUpAt) / 2
     }
 }

@@ -1,5 +1,6 @@
 import Atomics
 import Dispatch
+import Foundation
 
 /// Watches a serial queue (on Apple platforms the main queue) from a background queue and
 /// reports hangs while they happen: a hang begins when the queue has made no progress for
@@ -19,12 +20,16 @@ import Dispatch
 /// ```
 ///
 /// ## Design: a ping that must run within the threshold
-/// Every check interval, a timer on the watchdog's own queue looks at one *ping*: work
+/// Every check interval, the watchdog's own thread wakes and looks at one *ping*: work
 /// that the watchdog posts to the watched queue and that records the time it ran. If the
 /// ping has run, the watchdog posts it again. If it has waited for the threshold, a hang
-/// has begun, measured from when the ping was posted (the last moment the queue was known
-/// to keep up); it ends when the ping runs, at the time the ping recorded. At most one
-/// ping is in flight.
+/// has begun; it ends when the ping runs, at the time the ping recorded. At most one ping
+/// is in flight.
+///
+/// The queue stopped keeping up at some moment between the previous ping's run and this
+/// ping's post, which no check sees; the hang is dated from the middle of that window
+/// (off by at most half a check interval either way), or from the post when no earlier
+/// run is known (right after a start, resume or suspension).
 ///
 /// The ping is a user-data dispatch source (`DispatchSource.makeUserDataAddSource`)
 /// created once, whose handler runs on the watched queue: `add(data:)` enqueues it behind
@@ -43,8 +48,8 @@ import Dispatch
 /// Times come from a ``MonotonicClock``: by default `CLOCK_MONOTONIC` on Linux and
 /// `mach_absolute_time()` (`CLOCK_UPTIME_RAW`) on Darwin, which do not advance while the
 /// system sleeps. `CLOCK_BOOTTIME` and `mach_continuous_time()` do, and were not chosen:
-/// a device asleep is not an app hanging. The timer runs on `DispatchTime`, the same
-/// clock on both systems.
+/// a device asleep is not an app hanging. The thread's sleeps are timed on `DispatchTime`,
+/// the same clock on both systems.
 ///
 /// ## Suspension
 /// No clock stops for a stopped process (`SIGSTOP`, a debugger) or an iOS app suspended
@@ -70,30 +75,35 @@ import Dispatch
 /// ## Cost
 /// While the queue is healthy, each check reads the clock, takes two uncontended locks
 /// and signals the ping source; nothing is allocated (measured: zero `malloc` calls per
-/// check over 1,000 checks). Each check wakes
-/// the watchdog's queue once and the watched queue once, so the check interval trades
-/// detection latency against wakeups: a hang is reported at most one interval after its
-/// threshold, its start is late (its duration short) by at most one interval, and the
-/// default 0.05 s costs 20 wakeups per second on each side.
+/// check over 1,000 checks). The watchdog sleeps on a semaphore with a timeout on a
+/// thread of its own (not a dispatch timer, whose wakeups go through a libdispatch worker
+/// thread as well), so each check costs two thread wakeups: the watchdog's and the
+/// watched queue's for the ping. Those wakeups are nearly all of the cost, so the check
+/// interval trades precision against CPU: a hang is reported at most one interval after
+/// its threshold and dated to within half an interval. The default 0.125 s (8 checks per
+/// second) keeps the watchdog under 0.1 % of a core even where a wakeup costs 50 µs, as on
+/// the virtual machine of docs/benchmarks.md; 0.05 s dates hangs to ±25 ms for 2.5 times
+/// the wakeups.
 ///
 /// ## Threads
-/// The handler is called on the watchdog's own serial queue, never on the watched
-/// queue, one event at a time and in order; keep it short, since checks wait for it.
-/// ``start()``, ``pause()``, ``resume()`` and ``stop()`` may be called from any thread,
-/// the handler included (the events such a call causes are then handled inside it);
-/// they return after the events they cause have been handled.
+/// The handler is called on the watchdog's own thread, never on the watched queue, one
+/// event at a time and in order; keep it short, since checks wait for it. The thread is
+/// created by ``start()`` and exits at ``stop()``. ``start()``, ``pause()``, ``resume()``
+/// and ``stop()`` may be called from any thread, the handler included (the events such a
+/// call causes are then handled inside it); they return after the events they cause have
+/// been handled.
 public final class HangWatchdog: Sendable {
     /// The watchdog's settings: the threshold, the check interval and the suspension
     /// tolerance, in seconds.
     public struct Configuration: Sendable, Hashable {
         /// No progress for this long is a hang, in seconds (default 0.25 s, Apple's).
         public let threshold: Double
-        /// The time between checks, in seconds (default 0.05 s). Shorter detects hangs
+        /// The time between checks, in seconds (default 0.125 s). Shorter detects hangs
         /// sooner and dates them more exactly, at the cost of more wakeups.
         public let checkInterval: Double
         /// How late a check may run before the watchdog takes the process to have been
         /// stopped or suspended, in seconds (default: half of `threshold − checkInterval`,
-        /// 0.1 s with the defaults).
+        /// 0.0625 s with the defaults).
         public let suspensionTolerance: Double
         /// A ping that waits this long marks the watched queue as busy for that span (see
         /// ``latestBusySpan``), in seconds (default 0.034 s: two frames at 60 Hz, more than
@@ -102,7 +112,7 @@ public final class HangWatchdog: Sendable {
 
         /// Creates a configuration. `checkInterval + suspensionTolerance` must be less
         /// than `threshold`, and all of them and `busyThreshold` positive (seconds).
-        public init(threshold: Double = 0.25, checkInterval: Double = 0.05, suspensionTolerance: Double? = nil,
+        public init(threshold: Double = 0.25, checkInterval: Double = 0.125, suspensionTolerance: Double? = nil,
                     busyThreshold: Double = 0.034) {
             let tolerance = suspensionTolerance ?? (threshold - checkInterval) / 2
             precondition(busyThreshold.isFinite && busyThreshold > 0, "HangWatchdog: busy threshold must be a positive number of seconds")
@@ -120,7 +130,7 @@ public final class HangWatchdog: Sendable {
 
     /// Counters since the watchdog was created.
     public struct Statistics: Sendable, Hashable {
-        /// Checks made (timer fires plus one per pause and stop).
+        /// Checks made (periodic checks plus one per pause and stop).
         public var checks: Int
         /// Checks that ran later than the suspension tolerance and restarted the
         /// measurement (case (a) above).
@@ -132,70 +142,48 @@ public final class HangWatchdog: Sendable {
     /// The settings it runs with.
     public let configuration: Configuration
     private let core: Core
-    private let timer: SendableDispatchSource<DispatchSourceTimer>
 
     /// Creates a watchdog for `queue` (a serial queue; on Apple platforms usually
-    /// `.main`). It does nothing until ``start()``.
+    /// `.main`). It does nothing, and has no thread, until ``start()``.
     ///
     /// - Parameters:
     ///   - queue: The queue to watch. It must be serial: on a concurrent queue the ping
     ///     runs beside the stuck work.
     ///   - configuration: Threshold, check interval and suspension tolerance.
     ///   - clock: The clock hang times are read from (tests drive their own).
-    ///   - handler: Called with each ``HangEvent``, on the watchdog's queue.
+    ///   - handler: Called with each ``HangEvent``, on the watchdog's thread.
     public init(watching queue: DispatchQueue, configuration: Configuration = Configuration(),
                 clock: MonotonicClock = .system, handler: @escaping @Sendable (HangEvent) -> Void) {
         self.configuration = configuration
-        let ownQueue = DispatchQueue(label: "framescope.hang-watchdog", qos: .userInitiated)
-        core = Core(target: queue, ownQueue: ownQueue, configuration: configuration, clock: clock, handler: handler)
-        let timer = DispatchSource.makeTimerSource(queue: ownQueue)
-        timer.setEventHandler { [core] in core.check() }
-        // An active timer without a schedule never fires; an inactive one may not be released.
-        timer.activate()
-        self.timer = SendableDispatchSource(timer)
+        core = Core(target: queue, configuration: configuration, clock: clock, handler: handler)
     }
 
     deinit {
         stop()
     }
 
-    /// Starts checking the queue. Does nothing unless the watchdog is new (use
-    /// ``resume()`` after ``pause()``).
+    /// Starts checking the queue, on a thread of the watchdog's own. Does nothing unless
+    /// the watchdog is new (use ``resume()`` after ``pause()``).
     public func start() {
-        core.onOwnQueue {
-            guard core.detector.withLock({ $0.phase == .idle }) else { return }
-            core.begin()
-            schedule()
-        }
+        core.run(.start)
     }
 
     /// Stops checking until ``resume()``, without counting the time in between: for an app
     /// going to the background. A hang under way ends now, flagged ``HangEnding/paused``.
     public func pause() {
-        core.onOwnQueue {
-            guard core.detector.withLock({ $0.phase == .running }) else { return }
-            core.pause()
-            timer.source.schedule(deadline: .distantFuture, repeating: .never)
-        }
+        core.run(.pause)
     }
 
     /// Checks again after ``pause()``, measuring afresh from now. Does nothing unless
     /// paused.
     public func resume() {
-        core.onOwnQueue {
-            guard core.detector.withLock({ $0.phase == .paused }) else { return }
-            core.begin()
-            schedule()
-        }
+        core.run(.resume)
     }
 
-    /// Ends monitoring for good. A hang under way ends now, flagged
-    /// ``HangEnding/stopped``. Later calls to any method do nothing.
+    /// Ends monitoring for good; the watchdog's thread exits. A hang under way ends now,
+    /// flagged ``HangEnding/stopped``. Later calls to any method do nothing.
     public func stop() {
-        core.onOwnQueue {
-            core.stop()
-            timer.source.cancel()
-        }
+        core.run(.stop)
     }
 
     /// The latest span in which the watched queue was seen busy: a ping waited at least
@@ -221,21 +209,33 @@ public final class HangWatchdog: Sendable {
             Statistics(checks: $0.checks, suspensions: $0.suspensions, hangs: $0.hangs)
         }
     }
-
-    /// Makes the timer fire every check interval from one interval after now, with a
-    /// tenth of an interval of leeway for the system to group wakeups.
-    private func schedule() {
-        let interval = DispatchTimeInterval.nanoseconds(Int(configuration.checkInterval * 1e9))
-        let leeway = DispatchTimeInterval.nanoseconds(Int(configuration.checkInterval * 1e8))
-        timer.source.schedule(deadline: .now() + interval, repeating: interval, leeway: leeway)
-    }
 }
 
 extension HangWatchdog {
-    /// What the timer and the public methods share: the detector, the ping and where it
-    /// records its run, and the handler.
-    private final class Core: Sendable {
-        let ownQueue: DispatchQueue
+    /// A call to one of the public methods, for the watchdog's thread to carry out.
+    private enum Command: Sendable {
+        case start, pause, resume, stop
+    }
+
+    /// A command waiting for the watchdog's thread, and the semaphore its caller waits on.
+    private struct Request: Sendable {
+        let command: Command
+        let done: DispatchSemaphore
+    }
+
+    /// Whether the watchdog's thread exists, and the commands waiting for it.
+    private struct Mailbox {
+        var thread: Thread?
+        var exited = false
+        var requests: [Request] = []
+    }
+
+    /// What the watchdog's thread and the public methods share: the detector, the ping and
+    /// where it records its run, the handler, and the thread's mailbox.
+    private final class Core: @unchecked Sendable {
+        // @unchecked: `nextCheck` and `exiting` are read and written only on the
+        // watchdog's thread (in `loop()` and in commands carried out there); every other
+        // stored property is immutable or itself thread-safe.
         let clock: MonotonicClock
         let handler: @Sendable (HangEvent) -> Void
         let detector: Locked<HangDetector>
@@ -244,8 +244,6 @@ extension HangWatchdog {
         /// The ping: a user-data dispatch source whose handler runs on the watched queue.
         /// Each `add(data:)` enqueues it there, behind the work already queued.
         let ping: SendableDispatchSource<DispatchSourceUserDataAdd>
-        /// Marks the watchdog's queue, so a call from the handler runs in place.
-        let ownQueueKey = DispatchSpecificKey<Bool>()
         /// The detector's `pingWaitingSince` (0: no ping waiting), for the ping to read on
         /// the watched queue.
         let pingWaitingSince = ManagedAtomic<UInt64>(0)
@@ -256,10 +254,20 @@ extension HangWatchdog {
         let busySpans: BusySpanReader
         let busyThreshold: UInt64
         let checkGapTolerance: UInt64
+        /// The check interval as the thread's sleeps count it.
+        let interval: DispatchTimeInterval
+        /// What the thread sleeps on: it times out when a check is due and is signalled
+        /// when a command arrives.
+        let wakeup = DispatchSemaphore(value: 0)
+        let mailbox = Locked(Mailbox())
+        /// When the next check is due; `nil` while not checking (new, paused, stopped).
+        /// Only the watchdog's thread touches it.
+        private var nextCheck: DispatchTime?
+        /// Set on the watchdog's thread by a stop; the thread then exits.
+        private var exiting = false
 
-        init(target: DispatchQueue, ownQueue: DispatchQueue, configuration: Configuration, clock: MonotonicClock,
+        init(target: DispatchQueue, configuration: Configuration, clock: MonotonicClock,
              handler: @escaping @Sendable (HangEvent) -> Void) {
-            self.ownQueue = ownQueue
             self.clock = clock
             self.handler = handler
             detector = Locked(HangDetector(
@@ -273,6 +281,7 @@ extension HangWatchdog {
             lastCheckAt = ManagedAtomic(epoch)
             busyThreshold = UInt64(configuration.busyThreshold * 1e9)
             checkGapTolerance = UInt64((configuration.checkInterval + configuration.suspensionTolerance) * 1e9)
+            interval = .nanoseconds(Int(configuration.checkInterval * 1e9))
             let ping = DispatchSource.makeUserDataAddSource(queue: target)
             ping.setEventHandler { [clock, pingWaitingSince, lastCheckAt, busySpans, busyThreshold, checkGapTolerance] in
                 let now = clock.now()
@@ -287,19 +296,102 @@ extension HangWatchdog {
             }
             ping.activate()
             self.ping = SendableDispatchSource(ping)
-            ownQueue.setSpecific(key: ownQueueKey, value: true)
         }
 
-        /// Runs `body` on the watchdog's queue and waits for it (in place when already there).
-        func onOwnQueue(_ body: () -> Void) {
-            if DispatchQueue.getSpecific(key: ownQueueKey) == true {
-                body()
-            } else {
-                ownQueue.sync(execute: body)
+        /// Carries out `command` on the watchdog's thread and returns once it and the
+        /// events it causes are handled: in place when called there (from the handler),
+        /// otherwise by waking the thread, which `.start` creates on first use.
+        func run(_ command: Command) {
+            let done = DispatchSemaphore(value: 0)
+            enum Route { case inPlace, posted, nothingToDo }
+            let route: Route = mailbox.withLock { mailbox in
+                if let thread = mailbox.thread, thread == Thread.current { return .inPlace }
+                if mailbox.exited { return .nothingToDo }
+                if mailbox.thread == nil {
+                    // No thread yet: only a start needs one; a stop just ends the detector.
+                    guard case .start = command else { return .nothingToDo }
+                    let thread = Thread { [self] in loop() }
+                    thread.name = "framescope.hang-watchdog"
+                    thread.qualityOfService = .userInitiated
+                    mailbox.thread = thread
+                    thread.start()
+                }
+                mailbox.requests.append(Request(command: command, done: done))
+                return .posted
+            }
+            switch route {
+            case .inPlace:
+                carryOut(command)
+            case .posted:
+                wakeup.signal()
+                done.wait()
+            case .nothingToDo:
+                if case .stop = command { stopWithoutThread() }
             }
         }
 
-        /// The timer's check.
+        /// The watchdog's thread: sleeps until a check is due or a command arrives.
+        private func loop() {
+            while !exiting {
+                let signalled: Bool
+                if let due = nextCheck {
+                    signalled = wakeup.wait(timeout: due) == .success
+                } else {
+                    wakeup.wait()
+                    signalled = true
+                }
+                if signalled {
+                    let requests = mailbox.withLock { mailbox in
+                        defer { mailbox.requests.removeAll() }
+                        return mailbox.requests
+                    }
+                    for request in requests {
+                        carryOut(request.command)
+                        request.done.signal()
+                    }
+                } else if let due = nextCheck {
+                    check()
+                    // The next check is one interval after this one was due; after a late
+                    // wakeup (a stop of the process), one interval from now.
+                    let next = due + interval
+                    nextCheck = nextCheck == nil ? nil : max(next, DispatchTime.now() + interval)
+                }
+            }
+            // Answer whoever posted a command after the stop was taken.
+            let late = mailbox.withLock { mailbox in
+                mailbox.exited = true
+                defer { mailbox.requests.removeAll() }
+                return mailbox.requests
+            }
+            for request in late { request.done.signal() }
+        }
+
+        /// Carries out `command` on the watchdog's thread.
+        private func carryOut(_ command: Command) {
+            switch command {
+            case .start, .resume:
+                let from: HangDetector.Phase = command == .start ? .idle : .paused
+                guard detector.withLock({ $0.phase == from }) else { return }
+                begin()
+                nextCheck = DispatchTime.now() + interval
+            case .pause:
+                guard detector.withLock({ $0.phase == .running }) else { return }
+                pause()
+                nextCheck = nil
+            case .stop:
+                stop()
+                nextCheck = nil
+                exiting = true
+            }
+        }
+
+        /// A stop before any start: nothing to report, the ping is cancelled.
+        private func stopWithoutThread() {
+            _ = detector.withLock { $0.stop(now: clock.now(), pingRanAt: nil) }
+            ping.source.cancel()
+        }
+
+        /// A periodic check, on the watchdog's thread.
         func check() {
             let now = clock.now()
             let ranAt = takePingRun()

@@ -33,7 +33,9 @@ extension RealThreadTests {
             Framescope.Configuration(
                 collector: collector, ingestKey: key, app: testApp, device: testDevice, sessionSampleRate: sampleRate,
                 tracker: ScreenTracker.Configuration(minimumVisitDuration: 0.3, minimumVisitFrames: 5),
-                resourceSampleInterval: 0.2, delivery: quickDelivery(batchEvents: 2),
+                // 0.05 s checks date a hang to ±25 ms (the default 0.125 s to ±62.5 ms), so
+                // the ±50 ms check below leaves room for a loaded machine.
+                watchdogCheckInterval: 0.05, resourceSampleInterval: 0.2, delivery: quickDelivery(batchEvents: 2),
                 deviceState: { DeviceState(network: .wifi, lowPowerMode: true, thermalState: .fair) })
         }
 

@@ -45,9 +45,35 @@ struct HangDetectorTests {
         #expect(detector.checks(from: 260, to: 490).isEmpty)
         // Posted at 250 and ran at 505; the next check comes 100 ms late (within the
         // tolerance), at 590, and finds it ran 255 ms after it was posted.
+        // The queue last kept up at 249 (the previous ping's run): the hang is dated from
+        // the middle of 249…250.
         let late = detector.check(now: 590 * Self.ms, pingRanAt: 505 * Self.ms)
-        let hang = Hang(start: 250 * Self.ms, duration: 0.255)
+        let hang = Hang(start: 249_500_000, duration: 0.2555)
         #expect(late.events == [.began(hang), .ended(hang, .recovered)])
+    }
+
+    @Test("After healthy pings, a hang is reported once the ping waited the threshold, dated from the middle of the last run and the post")
+    func hangAfterHealthyPings() {
+        var detector = Self.makeDetector()
+        _ = detector.start(now: 0)
+        for t in stride(from: UInt64(10), through: 90, by: 10) {
+            _ = detector.check(now: t * Self.ms, pingRanAt: (t - 9) * Self.ms)
+        }
+        // Posted at 90 after the run at 81; the queue sticks before the next run.
+        #expect(detector.check(now: 100 * Self.ms, pingRanAt: 91 * Self.ms) == HangDetector.Action(postPing: true))
+        // Still no hang at 349: the ping, posted at 100, has waited 249 ms.
+        #expect(detector.checks(from: 110, to: 340).isEmpty)
+        #expect(detector.check(now: 349 * Self.ms, pingRanAt: nil).events.isEmpty)
+        // At 350 it has waited the threshold; the hang began between 91 and 100: at 95.5.
+        #expect(detector.check(now: 350 * Self.ms, pingRanAt: nil).events == [.began(Hang(start: 95_500_000, duration: 0.2545))])
+        let end = detector.check(now: 410 * Self.ms, pingRanAt: 400 * Self.ms)
+        #expect(end.events == [.ended(Hang(start: 95_500_000, duration: 0.3045), .recovered)])
+        // The ping posted at 410 is still queued at a pause and the resume: the resume
+        // forgets the run at 400, so a hang now is dated from the resume itself.
+        _ = detector.pause(now: 420 * Self.ms, pingRanAt: nil)
+        _ = detector.start(now: 500 * Self.ms)
+        #expect(detector.checks(from: 510, to: 740).isEmpty)
+        #expect(detector.checks(from: 750, to: 750) == [.began(Hang(start: 500 * Self.ms, duration: 0.25))])
     }
 
     @Test("(a) A check 2 s late restarts the measurement: the gap is no hang")

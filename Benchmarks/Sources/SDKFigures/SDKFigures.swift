@@ -45,20 +45,23 @@ struct SDKFigures {
 
     @MainActor
     static func main() async throws {
-        let span = Double(CommandLine.arguments.dropFirst().first ?? "") ?? 20
+        let arguments = CommandLine.arguments.dropFirst()
+        let span = Double(arguments.first ?? "") ?? 20
+        let checkInterval = Double(arguments.dropFirst().first ?? "") ?? HangWatchdog.Configuration().checkInterval
         print("Framescope SDK figures (\(ProcessInfo.processInfo.activeProcessorCount) cores)")
 
         // 1. Watchdog CPU while healthy.
         _ = await cpuOver(seconds: 1)   // let start-up settle
         let idle = await cpuOver(seconds: span)
-        let watchdog = HangWatchdog(watching: .main) { _ in }
+        let watchdog = HangWatchdog(watching: .main, configuration: HangWatchdog.Configuration(checkInterval: checkInterval)) { _ in }
         watchdog.start()
         let watched = await cpuOver(seconds: span)
         watchdog.stop()
         let checks = watchdog.statistics.checks
         let share = (watched - idle) / span * 100
-        print(String(format: "watchdog (50 ms checks, healthy main queue): %.4f %% of a core "
-                     + "(%.4f s CPU in %.0f s with it, %.4f s without; %d checks)", share, watched, span, idle, checks))
+        print(String(format: "watchdog (%.0f ms checks, healthy main queue): %.4f %% of a core "
+                     + "(%.4f s CPU in %.0f s with it, %.4f s without; %d checks)",
+                     checkInterval * 1000, share, watched, span, idle, checks))
 
         // 2. Memory with 20 screens visited. The system's networking and JSON code is
         // loaded first (an app has it already; on Linux FoundationNetworking and libcurl
