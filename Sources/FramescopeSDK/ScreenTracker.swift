@@ -93,7 +93,8 @@ public struct ScreenTracker {
     private let busySpans: BusySpanReader?
     private let busyWord: UnsafeAtomic<UInt64>?
     private let busyEpoch: UInt64
-    private let longPauseNanoseconds: UInt64
+    /// The long-pause limit, in seconds (compared with tick timestamps as they come).
+    private let longPause: Double
 
     // The visit under way.
     private var visitStart: UInt64 = 0
@@ -102,12 +103,14 @@ public struct ScreenTracker {
     private var activeNanoseconds: UInt64 = 0
 
     // Ticks and the busy-main-thread hint.
+    // Tick times stay in seconds as the display link gives them; they are converted to
+    // the clock's nanoseconds only when compared with busy spans (rarely), not per tick.
     private var hasTick = false
-    private var lastTickNanoseconds: UInt64 = 0
+    private var lastTickTimestamp = 0.0
     private var latestBusyWord: UInt64 = 0
     private var earlierBusyWord: UInt64 = 0
-    private var pendingLateStart: UInt64 = 0
-    private var pendingLateEnd: UInt64 = 0
+    private var pendingLateStart = 0.0
+    private var pendingLateEnd = 0.0
     private var pendingLateness = 0.0
     private var busyFrames = 0
     private var busyHitchTime = 0.0
@@ -129,7 +132,7 @@ public struct ScreenTracker {
         busyWord = busySpans?.word
         busyEpoch = busySpans?.epoch ?? 0
         analyzer = FrameAnalyzer(configuration: configuration.analyzer, keepsSegmentReports: false)
-        longPauseNanoseconds = nanoseconds(configuration.longPause)
+        longPause = configuration.longPause
     }
 
     /// Closes the current visit, if any, and starts one of `screen`.
@@ -185,7 +188,6 @@ public struct ScreenTracker {
     ///   - refreshInterval: The nominal refresh interval in seconds, if known.
     public mutating func tick(timestamp: Double, targetTimestamp: Double?, refreshInterval: Double? = nil) {
         guard screen != nil, !isPaused else { return }
-        let now = nanoseconds(timestamp)
         if let busyWord {
             let word = busyWord.load(ordering: .acquiring)
             if word != latestBusyWord {
@@ -193,8 +195,8 @@ public struct ScreenTracker {
                 latestBusyWord = word
             }
             settlePendingLateFrame()
-            if hasTick, now.minus(lastTickNanoseconds) > longPauseNanoseconds,
-               !wasBusy(from: lastTickNanoseconds, to: now) {
+            if hasTick, timestamp - lastTickTimestamp > longPause,
+               !wasBusy(from: lastTickTimestamp, to: timestamp) {
                 analyzer.pause()
                 statistics.longPauses += 1
             }
@@ -203,8 +205,8 @@ public struct ScreenTracker {
         switch outcome {
         case let .measured(frame):
             if busyWord != nil, frame.lateness > 0 {
-                pendingLateStart = lastTickNanoseconds
-                pendingLateEnd = now
+                pendingLateStart = lastTickTimestamp
+                pendingLateEnd = timestamp
                 pendingLateness = frame.lateness
             }
         case .started, .first:
@@ -213,7 +215,7 @@ public struct ScreenTracker {
             return
         }
         hasTick = true
-        lastTickNanoseconds = now
+        lastTickTimestamp = timestamp
     }
 
     /// Counts the late frame waiting for its verdict, if any, when it overlapped a busy span.
@@ -226,8 +228,11 @@ public struct ScreenTracker {
         pendingLateness = 0
     }
 
-    /// Whether one of the two latest busy spans overlaps `[from, to]` (nanoseconds).
-    private func wasBusy(from: UInt64, to: UInt64) -> Bool {
+    /// Whether one of the two latest busy spans overlaps `[start, end]` (tick timestamps,
+    /// seconds).
+    private func wasBusy(from start: Double, to end: Double) -> Bool {
+        let from = nanoseconds(start)
+        let to = nanoseconds(end)
         if let span = BusySpanReader.span(latestBusyWord, epoch: busyEpoch), span.overlaps(from: from, to: to) { return true }
         if let span = BusySpanReader.span(earlierBusyWord, epoch: busyEpoch), span.overlaps(from: from, to: to) { return true }
         return false

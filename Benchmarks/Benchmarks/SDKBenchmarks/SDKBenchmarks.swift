@@ -46,4 +46,21 @@ let benchmarks: @Sendable () -> Void = {
         benchmark.stopMeasurement()
         await framescope.stop()
     }
+
+    // The same ticks through the engine alone, for comparison in the same run: the
+    // shared VM's cores change speed by up to a factor of two from second to second.
+    Benchmark("FrameAnalyzer.recordTick alone, same ticks in a segment (per tick)",
+              configuration: .init(thresholds: noAllocations)) { benchmark in
+        var analyzer = FrameAnalyzer(keepsSegmentReports: false)
+        analyzer.beginSegment("motion")
+        let interval = 1.0 / 60
+        var t = MonotonicClock.system.nowInSeconds()
+        benchmark.startMeasurement()
+        for index in benchmark.scaledIterations {
+            t += index % 97 == 96 ? 2 * interval : interval
+            blackHole(analyzer.recordTick(timestamp: t, targetTimestamp: t + interval, refreshInterval: nil))
+        }
+        benchmark.stopMeasurement()
+        blackHole(analyzer.report().whole.frames)
+    }
 }

@@ -15,7 +15,11 @@ import Darwin
 ///    process CPU time (getrusage) over a span with the watchdog running, less the same
 ///    span without it, so process start-up and the idle runtime are not counted;
 /// 2. the SDK's resident memory after 20 screen visits (`/proc/self/statm`), less the
-///    figure before the SDK was created (after the system's networking code was loaded).
+///    figure before the SDK was created (after the system's networking code was loaded);
+/// 3. the cost of `Framescope.tick` with the whole SDK running beside the engine's alone
+///    (`FrameAnalyzer.recordTick` inside a segment) on the same ticks, in alternating runs
+///    of a million ticks, so that both meet the same machine: on the shared VM the speed of
+///    a core changes by a factor of two from one second to the next.
 @main
 struct SDKFigures {
     static func cpuSeconds() -> Double {
@@ -100,6 +104,58 @@ struct SDKFigures {
         let resident = residentBytes() - residentBefore
         print("memory after 20 screen visits (30 s each at 120 Hz, queued, collector down): "
               + "resident +\(resident / 1024) KiB")
+        await framescope.stop()
+
+        // 3. Tick cost, SDK against the engine alone, interleaved.
+        try await tickCosts(rounds: 20)
+    }
+
+    /// Nanoseconds per tick of `Framescope.tick` (the whole SDK running, in motion, 60 Hz
+    /// with a drop every 97 frames) and of the engine alone on the same ticks, in `rounds`
+    /// alternating runs of a million ticks each. Prints each pair's medians and minimums.
+    @MainActor
+    static func tickCosts(rounds: Int) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("framescope-figures-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let framescope = try Framescope(configuration: Framescope.Configuration(
+            collector: URL(string: "http://127.0.0.1:9")!, ingestKey: "fsi_figures",
+            app: AppInfo(id: "figures", version: "1.0.0", build: "1"),
+            device: DeviceInfo(model: "Figures", osName: "Linux", osVersion: "6", maxRefreshRate: 60),
+            delivery: DeliveryConfiguration(directory: folder)))
+        framescope.start()
+        framescope.screen("Feed")
+        framescope.beginMotion()
+        var analyzer = FrameAnalyzer(keepsSegmentReports: false)
+        analyzer.beginSegment("motion")
+        let interval = 1.0 / 60
+        let ticks = 1_000_000
+        var sdkTimes: [Double] = []
+        var engineTimes: [Double] = []
+        var sdkTime = MonotonicClock.system.nowInSeconds()
+        var engineTime = sdkTime
+        for _ in 0..<rounds {
+            var start = MonotonicClock.system.now()
+            for index in 0..<ticks {
+                sdkTime += index % 97 == 96 ? 2 * interval : interval
+                framescope.tick(timestamp: sdkTime, targetTimestamp: sdkTime + interval)
+            }
+            sdkTimes.append(Double(MonotonicClock.system.now() - start) / Double(ticks))
+            start = MonotonicClock.system.now()
+            for index in 0..<ticks {
+                engineTime += index % 97 == 96 ? 2 * interval : interval
+                analyzer.recordTick(timestamp: engineTime, targetTimestamp: engineTime + interval, refreshInterval: nil)
+            }
+            engineTimes.append(Double(MonotonicClock.system.now() - start) / Double(ticks))
+            // Let the watchdog's ping and the pipeline run between rounds, as between frames.
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        let differences = zip(sdkTimes, engineTimes).map { $0 - $1 }
+        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+        print(String(format: "tick, %d × %d ticks alternating: Framescope.tick median %.1f ns (min %.1f, max %.1f); "
+                     + "engine alone median %.1f ns (min %.1f, max %.1f); SDK minus engine median %.1f ns",
+                     rounds, ticks, median(sdkTimes), sdkTimes.min() ?? 0, sdkTimes.max() ?? 0,
+                     median(engineTimes), engineTimes.min() ?? 0, engineTimes.max() ?? 0, median(differences)))
+        _ = analyzer.report()
         await framescope.stop()
     }
 }
