@@ -32,6 +32,65 @@ public struct DeviceSketch: Sendable, Hashable {
         self.registers = registers
     }
 
+    /// The registers as stored in a rollup row, or nil for no devices.
+    ///
+    /// A sketch of few devices has few non-zero registers, so it is stored sparsely: the
+    /// byte 2, the count of non-zero registers (UInt16, little-endian), then for each its
+    /// index (UInt16, little-endian) and value: 3 + 3n bytes, at most 510 for n ≤ 169.
+    /// With more non-zero registers the 512 registers are stored as they are. The two
+    /// forms cannot be confused by their length, and the rows written before the sparse
+    /// form (always 512 bytes) read back unchanged. Dense, a rollup row of a screen with a
+    /// few devices passed SQLite's ~1 KB limit for a record kept on its page, and each
+    /// update moved an overflow page.
+    public func storedBytes() -> [UInt8]? {
+        guard !registers.isEmpty else { return nil }
+        var nonZero = 0
+        for register in registers where register != 0 { nonZero += 1 }
+        guard 3 + 3 * nonZero < Self.registerCount else { return registers }
+        var bytes: [UInt8] = [Self.sparseMarker, UInt8(nonZero & 0xFF), UInt8(nonZero >> 8)]
+        bytes.reserveCapacity(3 + 3 * nonZero)
+        for (index, register) in registers.enumerated() where register != 0 {
+            bytes.append(UInt8(index & 0xFF))
+            bytes.append(UInt8(index >> 8))
+            bytes.append(register)
+        }
+        return bytes
+    }
+
+    /// A sketch from the bytes ``storedBytes()`` made (sparse or dense) or from an empty
+    /// array (no devices).
+    /// - Throws: ``BinaryReportError`` for bytes of neither form, or a register out of range.
+    public init(storedBytes bytes: [UInt8]) throws(BinaryReportError) {
+        guard bytes.count != Self.registerCount, !bytes.isEmpty else {
+            try self.init(registers: bytes)
+            return
+        }
+        guard bytes[0] == Self.sparseMarker, bytes.count >= 3 else {
+            throw BinaryReportError("a stored device sketch is 512 registers or sparse (marker 2), not \(bytes.count) bytes")
+        }
+        let count = Int(bytes[1]) | Int(bytes[2]) << 8
+        guard bytes.count == 3 + 3 * count else {
+            throw BinaryReportError("a sparse device sketch of \(count) registers has 3 + 3 × \(count) bytes, not \(bytes.count)")
+        }
+        var registers = [UInt8](repeating: 0, count: Self.registerCount)
+        var previous = -1
+        for entry in 0..<count {
+            let offset = 3 + 3 * entry
+            let index = Int(bytes[offset]) | Int(bytes[offset + 1]) << 8
+            guard index > previous, index < Self.registerCount else {
+                throw BinaryReportError("sparse device sketch register indexes must increase and stay below \(Self.registerCount)")
+            }
+            let value = bytes[offset + 2]
+            guard value > 0 else { throw BinaryReportError("a sparse device sketch stores non-zero registers only") }
+            registers[index] = value
+            previous = index
+        }
+        try self.init(registers: registers)
+    }
+
+    /// The first byte of the sparse stored form.
+    static let sparseMarker: UInt8 = 2
+
     /// Adds the device with installation id `id`.
     public mutating func add(_ id: String) {
         let hash = Self.hash(id)

@@ -51,9 +51,12 @@ public struct RetentionService: Service {
         }
     }
 
-    /// Deletes every raw event older than the retention period, chunk by chunk; returns how many.
+    /// Deletes every raw event older than the retention period, chunk by chunk; returns how
+    /// many. The cutoff is rounded down to a whole hour (UTC), so events are kept up to an
+    /// hour longer than the retention period, and each chunk's walk of the store's hour
+    /// index never reads an event it keeps.
     public func sweep() async throws -> Int {
-        let cutoff = clock() - retention
+        let cutoff = ((clock() - retention) / 3600).rounded(.down) * 3600
         var total = 0
         while !Task.isCancelled {
             let deleted = try await store.deleteRawEvents(startedBefore: cutoff, limit: chunk)

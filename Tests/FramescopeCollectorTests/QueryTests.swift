@@ -134,6 +134,29 @@ struct QueryTests {
         #expect(DeviceSketch.hash("a") != DeviceSketch.hash("b"))
     }
 
+    @Test("A device sketch is stored sparse while few registers are set, dense beyond; both and old dense rows read back")
+    func deviceSketchStorage() throws {
+        #expect(DeviceSketch().storedBytes() == nil)
+        var few = DeviceSketch()
+        for index in 0..<20 { few.add("install-\(index)") }
+        let sparse = try #require(few.storedBytes())
+        let setRegisters = few.registers.filter { $0 != 0 }.count
+        #expect(sparse.count == 3 + 3 * setRegisters && sparse.count < 100, "\(sparse.count) bytes for \(setRegisters) registers")
+        #expect(try DeviceSketch(storedBytes: sparse) == few)
+        // Rows written before the sparse form hold the 512 registers.
+        #expect(try DeviceSketch(storedBytes: few.registers) == few)
+        var many = DeviceSketch()
+        for index in 0..<5000 { many.add("install-\(index)") }
+        #expect(many.storedBytes() == many.registers, "dense when sparse would not be shorter")
+        #expect(try DeviceSketch(storedBytes: try #require(many.storedBytes())) == many)
+        // Broken stored forms are refused, not misread.
+        #expect(throws: BinaryReportError.self) { try DeviceSketch(storedBytes: [2, 1, 0, 5, 0]) }        // short
+        #expect(throws: BinaryReportError.self) { try DeviceSketch(storedBytes: [2, 1, 0, 0, 2, 3]) }     // index 512
+        #expect(throws: BinaryReportError.self) { try DeviceSketch(storedBytes: [2, 2, 0, 5, 0, 1, 5, 0, 1]) }  // not increasing
+        #expect(throws: BinaryReportError.self) { try DeviceSketch(storedBytes: [2, 1, 0, 5, 0, 0]) }     // a zero register
+        #expect(throws: BinaryReportError.self) { try DeviceSketch(storedBytes: [7, 0, 0]) }              // unknown marker
+    }
+
     @Test("The verdict: a clear change is called, noise and thin data are not")
     func verdicts() throws {
         let queries = CollectorQueries(store: EmptyStore())
@@ -250,6 +273,13 @@ struct QueryTests {
         #expect(try await temporary.store.deleteRawEvents(startedBefore: Self.day0 + 86_400, limit: 2) == 0)
         #expect(try await temporary.store.rawEventCount(app: "shop") == 2)
         #expect(try await temporary.store.screens(app: "shop", query: range) == before)
+        // A cutoff inside an hour deletes exactly the events that started before it:
+        // "mid" has events at day0 + 7200, + 7260 and + 7320.
+        _ = try await ingestBatch(temporary.store, makeBatch(id: "mid", count: 3, start: Self.day0 + 7200))
+        #expect(try await temporary.store.deleteRawEvents(startedBefore: Self.day0 + 7261, limit: 10) == 2)
+        #expect(try await temporary.store.rawEventCount(app: "shop") == 3)
+        #expect(try await temporary.store.deleteRawEvents(startedBefore: Self.day0 + 7320, limit: 10) == 0)
+        #expect(try await temporary.store.deleteRawEvents(startedBefore: Self.day0 + 7320.5, limit: 10) == 1)
         // The background service sweeps in chunks until nothing old is left.
         _ = try await ingestBatch(temporary.store, makeBatch(id: "older", count: 5, start: Self.day0 + 3600))
         let service = RetentionService(store: temporary.store, retention: 86_400, chunk: 2, clock: { Self.day0 + 2 * 86_400 })
