@@ -78,12 +78,8 @@ struct SDKFigures {
         let residentBefore = residentBytes()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("framescope-figures-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let framescope = try Framescope(configuration: Framescope.Configuration(
-            collector: URL(string: "http://127.0.0.1:9")!, ingestKey: "fsi_figures",
-            app: AppInfo(id: "figures", version: "1.0.0", build: "1"),
-            device: DeviceInfo(model: "Figures", osName: "Linux", osVersion: "6", maxRefreshRate: 120),
-            tracker: ScreenTracker.Configuration(minimumVisitDuration: 0),
-            delivery: DeliveryConfiguration(directory: folder, maximumBatchEvents: 100)))
+        let framescope = try makeFramescope(folder: folder, maxRefreshRate: 120,
+                                            tracker: ScreenTracker.Configuration(minimumVisitDuration: 0), batchEvents: 100)
         var stored = 0
         framescope.onVisit = { _ in stored += 1 }
         framescope.start()
@@ -110,6 +106,21 @@ struct SDKFigures {
         try await tickCosts(rounds: 20)
     }
 
+    /// An SDK whose collector is down (port 9), queueing in `folder`.
+    /// - Parameters:
+    ///   - maxRefreshRate: The device's maximum refresh rate, in Hz.
+    ///   - batchEvents: Visits per queued batch.
+    @MainActor
+    static func makeFramescope(folder: URL, maxRefreshRate: Int, tracker: ScreenTracker.Configuration = ScreenTracker.Configuration(),
+                               batchEvents: Int = DeliveryConfiguration().maximumBatchEvents) throws -> Framescope {
+        try Framescope(configuration: Framescope.Configuration(
+            collector: URL(string: "http://127.0.0.1:9")!, ingestKey: "fsi_figures",
+            app: AppInfo(id: "figures", version: "1.0.0", build: "1"),
+            device: DeviceInfo(model: "Figures", osName: "Linux", osVersion: "6", maxRefreshRate: maxRefreshRate),
+            tracker: tracker,
+            delivery: DeliveryConfiguration(directory: folder, maximumBatchEvents: batchEvents)))
+    }
+
     /// Nanoseconds per tick of `Framescope.tick` (the whole SDK running, in motion, 60 Hz
     /// with a drop every 97 frames) and of the engine alone on the same ticks, in `rounds`
     /// alternating runs of a million ticks each. Prints each pair's medians and minimums.
@@ -117,11 +128,7 @@ struct SDKFigures {
     static func tickCosts(rounds: Int) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("framescope-figures-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let framescope = try Framescope(configuration: Framescope.Configuration(
-            collector: URL(string: "http://127.0.0.1:9")!, ingestKey: "fsi_figures",
-            app: AppInfo(id: "figures", version: "1.0.0", build: "1"),
-            device: DeviceInfo(model: "Figures", osName: "Linux", osVersion: "6", maxRefreshRate: 60),
-            delivery: DeliveryConfiguration(directory: folder)))
+        let framescope = try makeFramescope(folder: folder, maxRefreshRate: 60)
         framescope.start()
         framescope.screen("Feed")
         framescope.beginMotion()
