@@ -354,7 +354,8 @@ extension HangWatchdog {
                     // The next check is one interval after this one was due; after a late
                     // wakeup (a stop of the process), one interval from now.
                     let next = due + interval
-                    nextCheck = nextCheck == nil ? nil : max(next, DispatchTime.now() + interval)
+                    let now = DispatchTime.now()
+                    if nextCheck != nil { nextCheck = next > now ? next : now + interval }
                 }
             }
             // Answer whoever posted a command after the stop was taken.
