@@ -98,16 +98,18 @@ let package = Package(
         .testTarget(name: "FramescopeCoreTests", dependencies: ["FramescopeCore"]),
         .testTarget(name: "FramescopeTracesTests", dependencies: ["FramescopeCore", "FramescopeTraces"]),
         .testTarget(name: "FramescopeTestingTests", dependencies: ["FramescopeCore", "FramescopeTesting"]),
+        // Starting the package's built executables from tests and reading their output.
+        .target(name: "FramescopeProcessTesting", path: "Tests/ProcessTesting"),
         .testTarget(
             name: "FramescopeSDKTests",
             dependencies: [
-                "FramescopeSDK", "FramescopeCore", "FramescopeCollector",
+                "FramescopeSDK", "FramescopeCore", "FramescopeCollector", "FramescopeProcessTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
-        .testTarget(name: "FramescopeCLITests", dependencies: ["framescope", "FramescopeExample", "FramescopeCore"]),
+        .testTarget(name: "FramescopeCLITests", dependencies: ["framescope", "FramescopeExample", "FramescopeCore", "FramescopeProcessTesting"]),
         .testTarget(
             name: "FramescopeCollectorTests",
             dependencies: [

@@ -1,4 +1,5 @@
 import Foundation
+import FramescopeProcessTesting
 
 /// Runs the built `framescope` binary (it sits beside the test bundle) and captures its output.
 struct CLIResult {
@@ -9,13 +10,7 @@ struct CLIResult {
 
 enum CLI {
     static var binary: URL {
-        let testBinary = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
-        var directory = testBinary.deletingLastPathComponent()
-        // On macOS the test bundle is a directory: Contents/MacOS/<binary>.
-        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("framescope").path), directory.path != "/" {
-            directory = directory.deletingLastPathComponent()
-        }
-        return directory.appendingPathComponent("framescope")
+        builtProduct(named: "framescope")
     }
 
     static func run(_ arguments: [String]) throws -> CLIResult {

@@ -1,4 +1,5 @@
 import Foundation
+import FramescopeProcessTesting
 import Testing
 
 #if canImport(Glibc)
@@ -7,50 +8,16 @@ import Glibc
 import Darwin
 #endif
 
-/// The `FramescopeExample` executable (beside the test bundle) run as a child process that
-/// prints one line per visit stored.
-final class ExampleProcess {
-    let process = Process()
-    private let output = Pipe()
-    private var buffer: [UInt8] = []
+/// The built `FramescopeExample` run as a child process; it prints one line per visit stored.
+func startExample(_ arguments: [String]) throws -> LineReadingProcess {
+    try LineReadingProcess(product: "FramescopeExample", arguments: arguments)
+}
 
-    static var binary: URL {
-        CLI.binary.deletingLastPathComponent().appendingPathComponent("FramescopeExample")
-    }
-
-    init(_ arguments: [String]) throws {
-        process.executableURL = Self.binary
-        process.arguments = arguments
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-    }
-
-    /// The next line of output, or nil at the end.
-    func nextLine() -> String? {
-        while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffer[..<newline], as: UTF8.self)
-                buffer.removeSubrange(...newline)
-                return line
-            }
-            let data = output.fileHandleForReading.availableData
-            if data.isEmpty {
-                guard !buffer.isEmpty else { return nil }
-                defer { buffer = [] }
-                return String(decoding: buffer, as: UTF8.self)
-            }
-            buffer.append(contentsOf: data)
-        }
-    }
-
-    /// The screens of the "stored visit N: Screen, …" lines among `lines`.
-    static func storedScreens(_ lines: [String]) -> [String] {
-        lines.compactMap { line in
-            guard line.hasPrefix("stored visit "), let colon = line.firstIndex(of: ":") else { return nil }
-            return line[line.index(after: colon)...].split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) }
-        }
+/// The screens of the example's "stored visit N: Screen, …" lines among `lines`.
+func storedScreens(_ lines: [String]) -> [String] {
+    lines.compactMap { line in
+        guard line.hasPrefix("stored visit "), let colon = line.firstIndex(of: ":") else { return nil }
+        return line[line.index(after: colon)...].split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) }
     }
 }
 
@@ -73,13 +40,13 @@ struct SDKEndToEndTests {
         let (db, ingestKey, readKey) = try ServeEndToEndTests().freshApp(directory)
         let server = try ServerProcess(arguments: ["--db", db])
         defer { server.stop() }
-        let example = try ExampleProcess(["--collector", "http://127.0.0.1:\(server.port)", "--ingest-key", ingestKey,
+        let example = try startExample(["--collector", "http://127.0.0.1:\(server.port)", "--ingest-key", ingestKey,
                                           "--app", "shop", "--screens", "4", "--seconds", "5", "--batch-events", "3"])
         var lines: [String] = []
         while let line = example.nextLine() { lines.append(line) }
         example.process.waitUntilExit()
         #expect(example.process.terminationStatus == 0, "\(lines)")
-        let stored = ExampleProcess.storedScreens(lines)
+        let stored = storedScreens(lines)
         #expect(stored == ["Feed", "Search", "Chat", "Profile"])
         #expect(lines.last?.hasPrefix("delivered: all; visits stored 4, accepted by the collector 4") == true, "\(lines.last ?? "")")
         let counted = try await visitsPerScreen(server, readKey: readKey)
@@ -93,28 +60,28 @@ struct SDKEndToEndTests {
         let queue = directory.url.appendingPathComponent("queue").path
 
         // Nothing listens on port 9: every upload fails and the batches wait on disk.
-        let first = try ExampleProcess(["--collector", "http://127.0.0.1:9", "--ingest-key", ingestKey, "--app", "shop",
+        let first = try startExample(["--collector", "http://127.0.0.1:9", "--ingest-key", ingestKey, "--app", "shop",
                                         "--screens", "12", "--seconds", "14", "--queue", queue, "--batch-events", "3"])
         var lines: [String] = []
         while let line = first.nextLine() {
             lines.append(line)
             // Kill right after a visit was stored: batches sealed (3 per batch) and one
             // visit in the journal, while uploads keep failing.
-            if ExampleProcess.storedScreens(lines).count == 4 {
-                kill(first.process.processIdentifier, SIGKILL)
+            if storedScreens(lines).count == 4 {
+                first.signal(SIGKILL)
                 break
             }
         }
         while let line = first.nextLine() { lines.append(line) }
         first.process.waitUntilExit()
         #expect(first.process.terminationReason == .uncaughtSignal)
-        let stored = ExampleProcess.storedScreens(lines)
+        let stored = storedScreens(lines)
         #expect(stored.count >= 4)
 
         let server = try ServerProcess(arguments: ["--db", db])
         defer { server.stop() }
         // The restarted process records nothing new: it delivers what the killed one queued.
-        let second = try ExampleProcess(["--collector", "http://127.0.0.1:\(server.port)", "--ingest-key", ingestKey,
+        let second = try startExample(["--collector", "http://127.0.0.1:\(server.port)", "--ingest-key", ingestKey,
                                          "--app", "shop", "--screens", "0", "--queue", queue])
         var secondLines: [String] = []
         while let line = second.nextLine() { secondLines.append(line) }

@@ -1,4 +1,5 @@
 import Foundation
+import FramescopeProcessTesting
 import Testing
 
 #if canImport(Glibc)
@@ -7,67 +8,10 @@ import Glibc
 import Darwin
 #endif
 
-/// Runs the built `FramescopeWatchdogProbe` (it sits beside the test bundle) and reads its
-/// output line by line while it runs.
-final class Probe {
-    let process = Process()
-    private let output = Pipe()
-    private var buffer: [UInt8] = []
-
-    static var binary: URL {
-        let testBinary = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
-        var directory = testBinary.deletingLastPathComponent()
-        // On macOS the test bundle is a directory: Contents/MacOS/<binary>.
-        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("FramescopeWatchdogProbe").path), directory.path != "/" {
-            directory = directory.deletingLastPathComponent()
-        }
-        return directory.appendingPathComponent("FramescopeWatchdogProbe")
-    }
-
-    init(_ arguments: [String]) throws {
-        let binary = Self.binary
-        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
-            throw ProbeError(message: "FramescopeWatchdogProbe not found beside the test bundle; run `swift build --build-tests` first")
-        }
-        process.executableURL = binary
-        process.arguments = arguments
-        process.standardOutput = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-    }
-
-    /// The next line of output, or nil at the end.
-    func nextLine() -> String? {
-        while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffer[..<newline], as: UTF8.self)
-                buffer.removeSubrange(...newline)
-                return line
-            }
-            let data = output.fileHandleForReading.availableData
-            if data.isEmpty {
-                return nil
-            }
-            buffer += data
-        }
-    }
-
-    /// The remaining lines, after the process has exited.
-    func remainingLines() -> [String] {
-        var lines: [String] = []
-        while let line = nextLine() { lines.append(line) }
-        process.waitUntilExit()
-        return lines
-    }
-
-    func signal(_ number: Int32) {
-        kill(process.processIdentifier, number)
-    }
-}
-
-struct ProbeError: Error, CustomStringConvertible {
-    var message: String
-    var description: String { message }
+/// The built `FramescopeWatchdogProbe` run as a child process, its output read line by
+/// line while it runs.
+func startProbe(_ arguments: [String]) throws -> LineReadingProcess {
+    try LineReadingProcess(product: "FramescopeWatchdogProbe", arguments: arguments)
 }
 
 /// The numbers of a `done checks=… suspensions=… hangs=…` line.
@@ -87,7 +31,7 @@ extension RealThreadTests {
     struct WatchdogProbeTests {
         @Test("The probe reports a real 400 ms block as one hang (so its silence below means something)")
         func probeSeesHang() throws {
-            let probe = try Probe(["--seconds", "1.5", "--work-ms", "0", "--block-at", "0.3", "--block-ms", "400"])
+            let probe = try startProbe(["--seconds", "1.5", "--work-ms", "0", "--block-at", "0.3", "--block-ms", "400"])
             let lines = probe.remainingLines()
             #expect(probe.process.terminationStatus == 0)
             let began = lines.filter { $0.hasPrefix("began ") }
@@ -101,7 +45,7 @@ extension RealThreadTests {
         func stopAndContinue() throws {
             // The queue runs 100 ms chunks back to back, so a ping is almost always waiting
             // behind one when the stop lands: its wait then spans the stop.
-            let probe = try Probe(["--seconds", "4", "--work-ms", "100"])
+            let probe = try startProbe(["--seconds", "4", "--work-ms", "100"])
             let ready = probe.nextLine()
             try #require(ready?.hasPrefix("ready ") == true, "probe said \(ready ?? "nothing")")
             Thread.sleep(forTimeInterval: 0.5)
