@@ -120,8 +120,12 @@ struct IngestValidator {
         var accepted: [(event: ScreenVisitEvent, startedAt: Double)] = []
         var raw: [String] = []
         var rejected: [RejectedEvent] = []
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
+        // Needed only for events the batch decoder did not slice (JSON reports).
+        lazy var encoder: JSONEncoder = {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            return encoder
+        }()
         let sent = rawEvents.flatMap { $0.count == batch.events.count ? $0 : nil }
         for (index, lossy) in batch.events.enumerated() {
             switch lossy.result {
@@ -129,9 +133,10 @@ struct IngestValidator {
                 let field = error.fieldPath
                 rejected.append(RejectedEvent(index: index, field: field.isEmpty ? "events[\(index)]" : field, message: error.reason))
             case let .success(event):
-                if let (field, message) = check(event) {
+                let startedAt = ISO8601.parse(event.startedAt)
+                if let (field, message) = check(event, startedAt: startedAt) {
                     rejected.append(RejectedEvent(index: index, field: "events[\(index)].\(field)", message: message))
-                } else if let startedAt = ISO8601.parse(event.startedAt) {
+                } else if let startedAt {
                     if let sent {
                         accepted.append((event, startedAt))
                         raw.append(sent[index])
@@ -149,12 +154,13 @@ struct IngestValidator {
     }
 
     /// The first problem with an event, as (field, message), or `nil`.
-    func check(_ event: ScreenVisitEvent) -> (String, String)? {
+    /// - Parameter startedAt: `event.startedAt` parsed (Unix seconds), nil when it is not a date.
+    func check(_ event: ScreenVisitEvent, startedAt: Double?) -> (String, String)? {
         if event.kind != "screenVisit" { return ("kind", "kind must be 'screenVisit' in version 1") }
         if event.screen.isEmpty || event.screen.count > limits.maximumScreenLength {
             return ("screen", "screen must be 1–\(limits.maximumScreenLength) characters")
         }
-        guard let startedAt = ISO8601.parse(event.startedAt) else {
+        guard let startedAt else {
             return ("startedAt", "startedAt must be an ISO 8601 date-time such as 2026-11-22T15:42:13Z")
         }
         if startedAt < now - limits.maximumAge { return ("startedAt", "startedAt is more than 30 days in the past") }

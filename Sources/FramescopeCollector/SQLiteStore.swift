@@ -240,6 +240,8 @@ public final class SQLiteStore: CollectorStore {
             db.afterNextTransaction(onCommit: { _ in cache.commit() }, onRollback: { _ in cache.rollback() })
             var results: [IngestResult] = []
             var seen: Set<[String]> = []
+            let batchKnown = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM batches WHERE app_id = ? AND batch_id = ?)")
+            let insertBatch = try db.cachedStatement(sql: "INSERT INTO batches (app_id, batch_id, received_at, events) VALUES (?, ?, ?, ?)")
             let insertEvent = try db.cachedStatement(sql: """
                 INSERT INTO events (app_id, batch_id, received_at, started_at, screen, app_version, os_version, device_model, network, low_power, payload)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -247,15 +249,13 @@ public final class SQLiteStore: CollectorStore {
             var groups: [String: [RollupKey: RollupValue]] = [:]
             for batch in batches {
                 let id = [batch.app, batch.batchId]
-                let known = try seen.contains(id) || (Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM batches WHERE app_id = ? AND batch_id = ?)",
-                                                                      arguments: [batch.app, batch.batchId]) ?? false)
+                let known = try seen.contains(id) || (Bool.fetchOne(batchKnown, arguments: [batch.app, batch.batchId]) ?? false)
                 if known {
                     results.append(IngestResult(stored: 0, duplicate: true))
                     continue
                 }
                 seen.insert(id)
-                try db.execute(sql: "INSERT INTO batches (app_id, batch_id, received_at, events) VALUES (?, ?, ?, ?)",
-                               arguments: [batch.app, batch.batchId, batch.receivedAt, batch.events.count])
+                try insertBatch.execute(arguments: [batch.app, batch.batchId, batch.receivedAt, batch.events.count])
                 for (index, (event, startedAt)) in batch.events.enumerated() {
                     try insertEvent.execute(arguments: [batch.app, batch.batchId, batch.receivedAt, startedAt, event.screen, batch.appVersion,
                                                         batch.osVersion, batch.deviceModel, event.context.network.rawValue, event.context.lowPowerMode,
@@ -419,23 +419,16 @@ public final class SQLiteStore: CollectorStore {
         // SQLite's CAST truncates toward zero, as Int64(_:) does.
         let cutoffHour = Int64(cutoff / 3600)
         let onWholeHour = cutoff > 0 && Double(cutoffHour) * 3600 == cutoff
+        // The hours to walk: those before the cutoff's hour, and that hour too when the
+        // cutoff falls inside it (`started_at < cutoff` then picks within it).
+        let lastHour = onWholeHour ? cutoffHour : cutoffHour + 1
         return try await pool.write { db in
-            if onWholeHour {
-                try db.execute(sql: """
-                    DELETE FROM events WHERE id IN (
-                        SELECT id FROM events WHERE CAST(started_at / 3600 AS INTEGER) < ?
-                        ORDER BY CAST(started_at / 3600 AS INTEGER) LIMIT ?)
-                    """, arguments: [cutoffHour, limit])
-            } else {
-                // The hour condition adds nothing to `started_at < cutoff` (an earlier start
-                // is never in a later hour) but lets SQLite walk the index.
-                try db.execute(sql: """
-                    DELETE FROM events WHERE id IN (
-                        SELECT id FROM events
-                        WHERE CAST(started_at / 3600 AS INTEGER) <= ? AND started_at < ?
-                        ORDER BY CAST(started_at / 3600 AS INTEGER) LIMIT ?)
-                    """, arguments: [cutoffHour, cutoff, limit])
-            }
+            try db.execute(sql: """
+                DELETE FROM events WHERE id IN (
+                    SELECT id FROM events
+                    WHERE CAST(started_at / 3600 AS INTEGER) < ? AND started_at < ?
+                    ORDER BY CAST(started_at / 3600 AS INTEGER) LIMIT ?)
+                """, arguments: [lastHour, cutoff, limit])
             return db.changesCount
         }
     }

@@ -171,7 +171,7 @@ struct WireJSONParser {
         var kind: String?, screen: String?, startedAt: String?, duration: Double?, context: VisitContext?
         var reportData: String?, hangs: [HangRecord]?, resources: ResourceUsage?
         var mainThreadHitches: MainThreadHitches?
-        var hasMotion = false, hasMotionData = false
+        var hasMotion = false
         var motionData: String?
         var seen = Seen()
         try beginObject()
@@ -186,7 +186,6 @@ struct WireJSONParser {
             else if matches(key, "reportData") { try seen.insert(5); reportData = try string() }
             else if matches(key, "motionData") {
                 try seen.insert(6)
-                hasMotionData = true
                 motionData = try null() ? nil : try string()
             } else if matches(key, "hangs") { try seen.insert(7); hangs = try hangList() }
             else if matches(key, "resources") { try seen.insert(8); resources = try null() ? nil : try resourceUsage() }
@@ -208,7 +207,7 @@ struct WireJSONParser {
         guard let kind, let screen, let startedAt, let duration, let context, let reportData, let hangs else { throw Decline() }
         let report = try Self.binaryReport(reportData)
         var motion: FrameReport?
-        if !hasMotion && hasMotionData, let motionData { motion = try Self.binaryReport(motionData) }
+        if !hasMotion, let motionData { motion = try Self.binaryReport(motionData) }
         var event = ScreenVisitEvent(screen: screen, startedAt: startedAt, duration: duration, context: context, report: report,
                                      motion: motion, hangs: hangs, resources: resources, mainThreadHitches: mainThreadHitches)
         event.kind = kind
@@ -320,7 +319,7 @@ struct WireJSONParser {
                 else { try skipValue() }
             } while try nextMember()
         }
-        guard let frames, let hitchTime, frames >= 0, hitchTime.isFinite, hitchTime >= 0 else { throw Decline() }
+        guard let frames, let hitchTime, frames >= 0, hitchTime >= 0 else { throw Decline() }
         return MainThreadHitches(frames: frames, hitchTime: hitchTime)
     }
 

@@ -44,11 +44,8 @@ struct HangDetector: Sendable {
     private var hangUnderWay = false
     /// When the previous ping ran, if it ran since the last start or restart: the queue was
     /// keeping up then, so a hang seen by the ping in flight began between that moment and
-    /// the ping's post.
+    /// the ping's post. It changes only once the ping in flight has run.
     private var lastPingRanAt: UInt64?
-    /// For the ping in flight: when the queue was last seen keeping up before it was
-    /// posted (`nil`: not known, after a start or restart).
-    private var keptUpAt: UInt64?
 
     init(threshold: UInt64, checkInterval: UInt64, suspensionTolerance: UInt64) {
         precondition(threshold > 0 && checkInterval > 0 && suspensionTolerance > 0,
@@ -67,7 +64,6 @@ struct HangDetector: Sendable {
         phase = .running
         lastCheck = now
         lastPingRanAt = nil
-        keptUpAt = nil
         if pingWaitingSince != nil {
             // A ping posted before the pause may still be queued: measure it afresh.
             pingWaitingSince = now
@@ -84,7 +80,6 @@ struct HangDetector: Sendable {
         var action = Action(events: observe(now: now, pingRanAt: pingRanAt))
         if pingWaitingSince == nil {
             pingWaitingSince = now
-            keptUpAt = lastPingRanAt
             action.postPing = true
         }
         return action
@@ -129,7 +124,6 @@ struct HangDetector: Sendable {
                 pingWaitingSince = pingRanAt == nil ? now : nil
             }
             lastPingRanAt = nil
-            keptUpAt = nil
             return events
         }
 
@@ -178,7 +172,7 @@ struct HangDetector: Sendable {
     /// either way). After a start or restart, when no earlier run is known, the wait's own
     /// start.
     private func hangStart(waitingSince since: UInt64) -> UInt64 {
-        guard let keptUpAt, keptUpAt < since else { return since }
+        guard let keptUpAt = lastPingRanAt, keptUpAt < since else { return since }
         return since - (since - keptUpAt) / 2
     }
 }

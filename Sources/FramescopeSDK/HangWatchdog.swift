@@ -271,16 +271,16 @@ extension HangWatchdog {
             self.clock = clock
             self.handler = handler
             detector = Locked(HangDetector(
-                threshold: UInt64(configuration.threshold * 1e9),
-                checkInterval: UInt64(configuration.checkInterval * 1e9),
-                suspensionTolerance: UInt64(configuration.suspensionTolerance * 1e9)))
+                threshold: nanoseconds(configuration.threshold),
+                checkInterval: nanoseconds(configuration.checkInterval),
+                suspensionTolerance: nanoseconds(configuration.suspensionTolerance)))
             let pingRanAt = Locked<UInt64?>(nil)
             self.pingRanAt = pingRanAt
             let epoch = clock.now()
             busySpans = BusySpanReader(epoch: epoch)
             lastCheckAt = ManagedAtomic(epoch)
-            busyThreshold = UInt64(configuration.busyThreshold * 1e9)
-            checkGapTolerance = UInt64((configuration.checkInterval + configuration.suspensionTolerance) * 1e9)
+            busyThreshold = nanoseconds(configuration.busyThreshold)
+            checkGapTolerance = nanoseconds(configuration.checkInterval + configuration.suspensionTolerance)
             interval = .nanoseconds(Int(configuration.checkInterval * 1e9))
             let ping = DispatchSource.makeUserDataAddSource(queue: target)
             ping.setEventHandler { [clock, pingWaitingSince, lastCheckAt, busySpans, busyThreshold, checkGapTolerance] in
@@ -326,7 +326,8 @@ extension HangWatchdog {
                 wakeup.signal()
                 done.wait()
             case .nothingToDo:
-                if case .stop = command { stopWithoutThread() }
+                // Never started, or stopped: the detector has nothing to report.
+                if case .stop = command { stop() }
             }
         }
 
@@ -384,12 +385,6 @@ extension HangWatchdog {
                 nextCheck = nil
                 exiting = true
             }
-        }
-
-        /// A stop before any start: nothing to report, the ping is cancelled.
-        private func stopWithoutThread() {
-            _ = detector.withLock { $0.stop(now: clock.now(), pingRanAt: nil) }
-            ping.source.cancel()
         }
 
         /// A periodic check, on the watchdog's thread.

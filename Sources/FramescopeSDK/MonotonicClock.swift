@@ -31,7 +31,7 @@ public struct MonotonicClock: Sendable {
     /// Reads the clock in seconds: the unit of tick timestamps, so a Linux app (or a test)
     /// stamps its ticks with it as `CADisplayLink` stamps them on Apple platforms.
     public func nowInSeconds() -> Double {
-        Double(now()) / 1e9
+        seconds(now())
     }
 
     /// The system's monotonic clock (see the type's description), in nanoseconds.

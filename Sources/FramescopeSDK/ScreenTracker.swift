@@ -93,8 +93,6 @@ public struct ScreenTracker {
     private let busySpans: BusySpanReader?
     private let busyWord: UnsafeAtomic<UInt64>?
     private let busyEpoch: UInt64
-    /// The long-pause limit, in seconds (compared with tick timestamps as they come).
-    private let longPause: Double
 
     // The visit under way.
     private var visitStart: UInt64 = 0
@@ -132,7 +130,6 @@ public struct ScreenTracker {
         busyWord = busySpans?.word
         busyEpoch = busySpans?.epoch ?? 0
         analyzer = FrameAnalyzer(configuration: configuration.analyzer, keepsSegmentReports: false)
-        longPause = configuration.longPause
     }
 
     /// Closes the current visit, if any, and starts one of `screen`.
@@ -163,7 +160,7 @@ public struct ScreenTracker {
         let recording = analyzer.report()
         let visit = ClosedVisit(
             screen: screen, unixStart: visitUnixStart, start: visitStart, end: max(now, visitStart),
-            duration: max(Double(activeNanoseconds) / 1e9, recording.whole.duration),
+            duration: max(seconds(activeNanoseconds), recording.whole.duration),
             report: recording.whole, motion: recording.motion, tags: tags,
             mainThreadHitches: busySpans == nil ? nil : MainThreadHitches(frames: busyFrames, hitchTime: busyHitchTime))
         self.screen = nil
@@ -195,7 +192,7 @@ public struct ScreenTracker {
                 latestBusyWord = word
             }
             settlePendingLateFrame()
-            if hasTick, timestamp - lastTickTimestamp > longPause,
+            if hasTick, timestamp - lastTickTimestamp > configuration.longPause,
                !wasBusy(from: lastTickTimestamp, to: timestamp) {
                 analyzer.pause()
                 statistics.longPauses += 1
@@ -316,7 +313,7 @@ public struct ClosedVisit: Sendable, Hashable {
         hangs.compactMap { hang in
             guard hang.midpoint >= start, hang.midpoint < end else { return nil }
             var record = hang.record(visitStart: start)
-            record.duration = min(record.duration, Double(end.minus(start)) / 1e9 - record.offset)
+            record.duration = min(record.duration, seconds(end.minus(start)) - record.offset)
             return record.duration > 0 ? record : nil
         }
     }
