@@ -31,8 +31,8 @@ public struct FrameAnalyzer: Sendable {
     private var segmentLabel: String?
     private let keepsSegmentReports: Bool
     private var finishedSegments: [SegmentReport] = []
+    /// The finished segments merged (no frames: none yet).
     private var finishedMotion = FrameReport()
-    private var hasFinishedMotion = false
 
     private var hasPrevious = false
     private var awaitingFirstInterval = true
@@ -143,7 +143,6 @@ public struct FrameAnalyzer: Sendable {
                 finishedSegments.append(SegmentReport(label: label, report: report))
             }
             finishedMotion.merge(report)
-            hasFinishedMotion = true
         }
         segment = FrameAccumulator(configuration: configuration, tracksWindows: true)
         segmentLabel = nil
@@ -166,7 +165,6 @@ public struct FrameAnalyzer: Sendable {
         var whole = outside.report()
         whole.merge(finishedMotion)
         var motion = finishedMotion
-        var hasMotion = hasFinishedMotion
         if let label = segmentLabel {
             let open = segment.report()
             if open.frames > 0 {
@@ -175,14 +173,12 @@ public struct FrameAnalyzer: Sendable {
                 }
                 whole.merge(open)
                 motion.merge(open)
-                hasMotion = true
             }
         }
         whole.windowFPS = wholeWindows.compacted()
-        guard keepsSegmentReports else {
-            return RecordingReport(whole: whole, motion: hasMotion ? motion : nil)
-        }
-        return RecordingReport(whole: whole, segments: segments)
+        var recording = RecordingReport(whole: whole, motion: motion.frames > 0 ? motion : nil)
+        if keepsSegmentReports { recording.segments = segments }
+        return recording
     }
 }
 

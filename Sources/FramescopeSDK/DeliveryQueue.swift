@@ -60,13 +60,16 @@ actor DeliveryQueue {
         session = URLSession(configuration: sessionConfiguration)
         disk = DiskQueue(directory: directory)
         try disk.open()
-        statistics.pendingBatches = disk.batches.count
-        statistics.pendingEvents = disk.pending.count
-        statistics.queueBytes = disk.totalBytes
     }
 
-    /// What the delivery has done so far.
-    var currentStatistics: DeliveryStatistics { statistics }
+    /// What the delivery has done so far, with what the disk queue holds now.
+    var currentStatistics: DeliveryStatistics {
+        var current = statistics
+        current.pendingBatches = disk.batches.count
+        current.pendingEvents = disk.pending.count
+        current.queueBytes = disk.totalBytes
+        return current
+    }
 
     /// Writes a finished visit to the journal and seals the batch if it is full.
     /// - Throws: ``DiskQueue/Failure`` when the queue's files cannot be written.
@@ -81,7 +84,6 @@ actor DeliveryQueue {
         if disk.pending.count >= configuration.maximumBatchEvents || disk.pendingJSONBytes >= configuration.maximumBatchBytes {
             try seal()
         }
-        refreshCounts()
     }
 
     /// Seals the journal's visits as a batch, if there are any, and wakes the uploader.
@@ -97,7 +99,6 @@ actor DeliveryQueue {
             statistics.batchesDropped += 1
             statistics.eventsDropped += dropped.events
         }
-        refreshCounts()
         wake(evenWhileBackingOff: false)
     }
 
@@ -196,7 +197,6 @@ actor DeliveryQueue {
                 statistics.lastError = reason
                 await wait(seconds: retryAfter ?? backoff(), backingOff: true)
             }
-            refreshCounts()
             if disk.batches.isEmpty { resumeFlushes() }
         }
     }
@@ -324,11 +324,5 @@ actor DeliveryQueue {
     private func sealIfStill(generation: Int) {
         guard generation == sealGeneration, !isStopped else { return }
         do { try seal() } catch { statistics.lastError = "\(error)" }
-    }
-
-    private func refreshCounts() {
-        statistics.pendingBatches = disk.batches.count
-        statistics.pendingEvents = disk.pending.count
-        statistics.queueBytes = disk.totalBytes
     }
 }
