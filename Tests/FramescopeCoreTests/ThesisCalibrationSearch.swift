@@ -16,7 +16,7 @@ struct ThesisCalibrationSearch {
     static let names = ["worst.textCell", "worst.mediaExtra", "worst.height", "worst.renderImage", "worst.renderBubble",
                         "reuse.textCell", "reuse.mediaExtra", "static.textCell", "static.mediaExtra", "manual.height",
                         "resized.imageResize", "raster.renderNewRow", "raster.renderGIF", "nooff.renderBubble", "nooff.mainSaving (fraction)",
-                        "asdk.textCell", "worst.mainPerFrame", "worst.renderPerFrame", "worst.perImage", "worst.mainPerGIF", "worst.renderNewRow", "cached.lookup"]
+                        "asdk.textCell", "worst.mainPerFrame", "worst.renderPerFrame", "worst.perImage", "worst.mainPerGIF", "worst.renderNewRow", "cached.lookup", "worst.fullSizeImage"]
 
     /// The parameter vector as ThesisCalibration's parameters, in the order of `names`.
     func parameters(_ p: [Double]) -> ThesisCalibration.Parameters {
@@ -24,7 +24,7 @@ struct ThesisCalibrationSearch {
             worstTextCell: p[0], worstMediaExtra: p[1], worstHeight: p[2], worstRenderPerImage: p[3], renderPerBubble: p[4],
             reuseTextCell: p[5], reuseMediaExtra: p[6], staticTextCell: p[7], staticMediaExtra: p[8], manualHeight: p[9],
             imageResize: p[10], rasterizeNewRow: p[11], rasterizePerGIF: p[12], drawnBubble: p[13], drawnBubbleSaving: p[14],
-            asyncTextNode: p[15], mainPerFrame: p[16], renderPerFrame: p[17], perImage: p[18], mainPerGIF: p[19], renderPerNewRow: p[20], heightCacheLookup: p[21]
+            asyncTextNode: p[15], mainPerFrame: p[16], renderPerFrame: p[17], perImage: p[18], mainPerGIF: p[19], renderPerNewRow: p[20], heightCacheLookup: p[21], fullSizeImage: p[22]
         )
     }
 
@@ -41,6 +41,15 @@ struct ThesisCalibrationSearch {
         return (report.averageFPS ?? 0, report.stability ?? 0, testDuration ?? 0)
     }
 
+    /// Extra weights per scenario, from FRAMESCOPE_CALIBRATE_FOCUS ("cached-heights:5").
+    let focus: [String: Double] = Dictionary(
+        (ProcessInfo.processInfo.environment["FRAMESCOPE_CALIBRATE_FOCUS"] ?? "").split(separator: ",").compactMap { entry in
+            let parts = entry.split(separator: ":")
+            guard parts.count == 2, let weight = Double(parts[1]) else { return nil }
+            return (String(parts[0]), weight)
+        },
+        uniquingKeysWith: { $1 })
+
     func error(_ p: [Double], verbose: Bool = false) -> Double {
         let costs = chain(p)
         var total = 0.0
@@ -49,8 +58,9 @@ struct ThesisCalibrationSearch {
                 let result = measure(scenario, costs[scenario.name]!, seed: seed, windows: verbose && seed == 1)
                 let fpsError = (result.fps - scenario.thesisAverageFPS) / (0.05 * scenario.thesisAverageFPS)
                 let stabilityError = (result.stability - scenario.thesisStability) / 0.05
-                // Inside the tolerance counts little; outside, a lot.
-                let weight = 1.0
+                // Inside the tolerance counts little; outside, a lot. FRAMESCOPE_CALIBRATE_FOCUS
+                // ("name:weight,…") weighs chosen scenarios more.
+                let weight = focus[scenario.name] ?? 1.0
                 total += weight * (fpsError * fpsError + stabilityError * stabilityError
                     + 40 * max(0, abs(fpsError) - 0.8) + 40 * max(0, abs(stabilityError) - 0.8))
                 if verbose && seed == 1 {
@@ -68,7 +78,7 @@ struct ThesisCalibrationSearch {
             ?? [c.worstTextCell, c.worstMediaExtra, c.worstHeight, c.worstRenderPerImage, c.renderPerBubble, c.reuseTextCell,
                 c.reuseMediaExtra, c.staticTextCell, c.staticMediaExtra, c.manualHeight, c.imageResize, c.rasterizeNewRow,
                 c.rasterizePerGIF, c.drawnBubble, c.drawnBubbleSaving, c.asyncTextNode, c.mainPerFrame, c.renderPerFrame,
-                c.perImage, c.mainPerGIF, c.renderPerNewRow, c.heightCacheLookup]
+                c.perImage, c.mainPerGIF, c.renderPerNewRow, c.heightCacheLookup, c.fullSizeImage]
         var best = error(p)
         var steps = p.map { _ in 0.3 }
         var random = SeededGenerator(seed: 99)

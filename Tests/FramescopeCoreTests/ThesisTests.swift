@@ -40,11 +40,6 @@ struct ThesisTests {
         #expect(MessageDataset.generate(count: 50, seed: 9) != MessageDataset.generate(count: 50, seed: 10))
     }
 
-    /// Scenarios whose stability the model does not yet bring within ±5 points, and why.
-    static let knownStabilityGaps: [String: String] = [
-        "cached-heights": "the model gives about 58 % against the thesis' 46.85 % (its two runs: 53.1 % and 40.6 %); see docs/simulation.md",
-    ]
-
     @Test("Each scenario lands within ±5 % FPS and ±5 points of stability of the thesis (seed 1)",
           arguments: ThesisScenario.all.map(\.name))
     func scenarioWithinTolerance(name: String) throws {
@@ -53,14 +48,7 @@ struct ThesisTests {
         let fps = try #require(report.averageFPS)
         let stability = try #require(report.stability)
         #expect(abs(fps - scenario.thesisAverageFPS) <= 0.05 * scenario.thesisAverageFPS, "\(name): \(fps) FPS vs \(scenario.thesisAverageFPS)")
-        if let gap = Self.knownStabilityGaps[name] {
-            // Fails as soon as the model fixes the gap, so this entry cannot outlive it.
-            withKnownIssue(Comment(rawValue: gap)) {
-                #expect(abs(stability - scenario.thesisStability) <= 0.05, "\(name): stability \(stability) vs \(scenario.thesisStability)")
-            }
-        } else {
-            #expect(abs(stability - scenario.thesisStability) <= 0.05, "\(name): stability \(stability) vs \(scenario.thesisStability)")
-        }
+        #expect(abs(stability - scenario.thesisStability) <= 0.05, "\(name): stability \(stability) vs \(scenario.thesisStability)")
     }
 
     @Test("The optimisations move the figures the way the thesis found, and scenarios are deterministic")

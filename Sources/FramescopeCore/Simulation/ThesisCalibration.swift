@@ -12,7 +12,7 @@ enum ThesisCalibration {
         var worstTextCell: Double
         /// 0.2: a media cell's extra over a text cell.
         var worstMediaExtra: Double
-        /// 0.2: a self-sizing height (an Auto Layout pass per row).
+        /// 0.2: a self-sizing height (an Auto Layout pass per row, text or media).
         var worstHeight: Double
         /// 0.2: GPU scaling of one visible full-size image, per frame.
         var worstRenderPerImage: Double
@@ -26,7 +26,7 @@ enum ThesisCalibration {
         var staticTextCell: Double
         /// 2: a media cell's extra.
         var staticMediaExtra: Double
-        /// 3: measuring a row's text for `heightForRowAt`.
+        /// 3: measuring a text row's text for `heightForRowAt` (media rows have fixed heights).
         var manualHeight: Double
         /// 5: redrawing one image at screen size, once per image.
         var imageResize: Double
@@ -52,17 +52,19 @@ enum ThesisCalibration {
         var renderPerNewRow: Double
         /// 4: looking up a cached height and keeping the cache, per row scrolling into view.
         var heightCacheLookup: Double
+        /// Until 5: decoding a full-size static image and handing it to Core Animation, per
+        /// image of a media row scrolling into view.
+        var fullSizeImage: Double
     }
 
-    /// The values found by the calibration search (seed 1). With them, nine of the ten
-    /// scenarios land within ±5 % FPS and ±5 points of stability of the thesis; the
-    /// cached-heights variant's stability does not (docs/simulation.md).
+    /// The values found by the calibration search (seed 1). With them, all ten scenarios
+    /// land within ±5 % FPS and ±5 points of stability of the thesis (docs/simulation.md).
     static let calibrated = Parameters(
-        worstTextCell: 23.27, worstMediaExtra: 2, worstHeight: 4.646, worstRenderPerImage: 0.985, renderPerBubble: 0.67,
-        reuseTextCell: 13.27, reuseMediaExtra: 1.5, staticTextCell: 10.14, staticMediaExtra: 1, manualHeight: 3.39,
-        imageResize: 13.36, rasterizeNewRow: 3.74, rasterizePerGIF: 0.201, drawnBubble: 0.6, drawnBubbleSaving: 0.112,
-        asyncTextNode: 4.9, mainPerFrame: 1.88, renderPerFrame: 2.55, perImage: 0.8, mainPerGIF: 1.04, renderPerNewRow: 3,
-        heightCacheLookup: 0
+        worstTextCell: 17.567, worstMediaExtra: 15.718, worstHeight: 5.053, worstRenderPerImage: 0.91, renderPerBubble: 0.871,
+        reuseTextCell: 11.607, reuseMediaExtra: 1.848, staticTextCell: 9.1, staticMediaExtra: 1.695, manualHeight: 4.442,
+        imageResize: 18.209, rasterizeNewRow: 5.106, rasterizePerGIF: 0.469, drawnBubble: 0.6, drawnBubbleSaving: 0.154,
+        asyncTextNode: 4.9, mainPerFrame: 1.345, renderPerFrame: 1.962, perImage: 0.771, mainPerGIF: 0.915, renderPerNewRow: 2.609,
+        heightCacheLookup: 0.016, fullSizeImage: 2.818
     )
 
     /// Every variant's costs, by scenario name, built from `p`.
@@ -70,13 +72,15 @@ enum ThesisCalibration {
         let ms = 0.001
         // 0.2: a new cell for every row, constraints built in code, self-sizing heights,
         // full-size images scaled by the GPU, rounded bubbles rendered offscreen.
-        let worst = ThesisScenario.RowCosts(
+        var worst = ThesisScenario.RowCosts(
             mainPerFrame: p.mainPerFrame * ms, mainPerIdleFrame: 1.0 * ms,
             textCell: p.worstTextCell * ms, mediaCell: (p.worstTextCell + p.worstMediaExtra) * ms, perImage: p.perImage * ms,
             height: p.worstHeight * ms, cachesHeights: false, imageResize: 0, mainPerVisibleGIF: p.mainPerGIF * ms,
             renderPerFrame: p.renderPerFrame * ms, renderPerVisibleBubble: p.renderPerBubble * ms,
             renderPerVisibleImage: p.worstRenderPerImage * ms, renderPerVisibleGIF: 1.2 * ms, renderPerNewRow: p.renderPerNewRow * ms
         )
+        worst.mediaHeight = p.worstHeight * ms
+        worst.perFullSizeImage = p.fullSizeImage * ms
         var reuse = worst  // 1: cells dequeued, but re-laid-out for their type and direction
         reuse.textCell = p.reuseTextCell * ms
         reuse.mediaCell = (p.reuseTextCell + p.reuseMediaExtra) * ms
@@ -84,12 +88,14 @@ enum ThesisCalibration {
         staticLayouts.textCell = p.staticTextCell * ms
         staticLayouts.mediaCell = (p.staticTextCell + p.staticMediaExtra) * ms
         var manualHeights = staticLayouts  // 3: heightForRowAt measures the text
-        manualHeights.height = p.manualHeight * ms
+        manualHeights.height = p.manualHeight * ms  // text rows measure their text
+        manualHeights.mediaHeight = 0  // media rows return their layout's fixed height
         var cachedHeights = manualHeights  // 4: each row's height measured once
         cachedHeights.cachesHeights = true
         cachedHeights.cachedHeight = p.heightCacheLookup * ms
         var resizedImages = cachedHeights  // 5: images redrawn at screen size once; no GPU scaling
         resizedImages.imageResize = p.imageResize * ms
+        resizedImages.perFullSizeImage = 0
         resizedImages.renderPerVisibleImage = 0.3 * ms
         var rasterized = resizedImages  // 6.1: new cells rasterized; animated images defeat the cache
         rasterized.renderPerNewRow = (p.renderPerNewRow + p.rasterizeNewRow) * ms

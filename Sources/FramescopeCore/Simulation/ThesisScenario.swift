@@ -50,8 +50,16 @@ public struct ThesisScenario: Sendable, Hashable {
         public var mediaCell: Double
         /// Extra main-thread time per image item of a media row that scrolls into view.
         public var perImage: Double
-        /// Main-thread time to work out a row's height when it scrolls into view.
+        /// Extra main-thread time per static image of a media row that scrolls into view
+        /// while images are shown at full size: decoding the full-size bitmap and handing it
+        /// to Core Animation. Zero once images are redrawn at screen size.
+        public var perFullSizeImage: Double = 0
+        /// Main-thread time to work out a text row's height when it scrolls into view.
         public var height: Double
+        /// Main-thread time to work out a media row's height when it scrolls into view: an
+        /// Auto Layout pass while cells size themselves, nothing once `heightForRowAt`
+        /// returns the media layout's fixed height (the thesis' variant 3).
+        public var mediaHeight: Double = 0
         /// Whether heights are cached, so each row's height is worked out once.
         public var cachesHeights: Bool
         /// Main-thread time to look up a cached height (and keep the cache) when a row scrolls into view.
@@ -259,11 +267,12 @@ public struct ThesisWorkload: Workload, Sendable {
         if costs.cachesHeights && heightKnown[index] {
             cost += costs.cachedHeight
         } else {
-            cost += costs.height
+            cost += row.isMedia ? costs.mediaHeight : costs.height
             heightKnown[index] = true
         }
-        if costs.imageResize > 0 {
-            for image in row.images where !Message.isAnimated(MessageDataset.imagePool[image]) && !imageResized[image] {
+        for image in row.images where !Message.isAnimated(MessageDataset.imagePool[image]) {
+            cost += costs.perFullSizeImage
+            if costs.imageResize > 0 && !imageResized[image] {
                 cost += costs.imageResize
                 imageResized[image] = true
             }
