@@ -71,11 +71,12 @@ enum ThesisCalibration {
     static func costs(_ p: Parameters) -> [String: ThesisScenario.RowCosts] {
         let ms = 0.001
         // 0.2: a new cell for every row, constraints built in code, self-sizing heights,
-        // full-size images scaled by the GPU, rounded bubbles rendered offscreen.
+        // full-size images decoded on the main thread and scaled by the GPU, rounded
+        // bubbles rendered offscreen.
         var worst = ThesisScenario.RowCosts(
             mainPerFrame: p.mainPerFrame * ms, mainPerIdleFrame: 1.0 * ms,
             textCell: p.worstTextCell * ms, mediaCell: (p.worstTextCell + p.worstMediaExtra) * ms, perImage: p.perImage * ms,
-            height: p.worstHeight * ms, cachesHeights: false, imageResize: 0, mainPerVisibleGIF: p.mainPerGIF * ms,
+            textHeight: p.worstHeight * ms, cachesHeights: false, imageResize: 0, mainPerVisibleGIF: p.mainPerGIF * ms,
             renderPerFrame: p.renderPerFrame * ms, renderPerVisibleBubble: p.renderPerBubble * ms,
             renderPerVisibleImage: p.worstRenderPerImage * ms, renderPerVisibleGIF: 1.2 * ms, renderPerNewRow: p.renderPerNewRow * ms
         )
@@ -88,7 +89,7 @@ enum ThesisCalibration {
         staticLayouts.textCell = p.staticTextCell * ms
         staticLayouts.mediaCell = (p.staticTextCell + p.staticMediaExtra) * ms
         var manualHeights = staticLayouts  // 3: heightForRowAt measures the text
-        manualHeights.height = p.manualHeight * ms  // text rows measure their text
+        manualHeights.textHeight = p.manualHeight * ms  // text rows measure their text
         manualHeights.mediaHeight = 0  // media rows return their layout's fixed height
         var cachedHeights = manualHeights  // 4: each row's height measured once
         cachedHeights.cachesHeights = true
@@ -119,7 +120,7 @@ enum ThesisCalibration {
     static let plain = ThesisScenario.RowCosts(
         mainPerFrame: 1.5 * 0.001, mainPerIdleFrame: 1.0 * 0.001,
         textCell: 2.5 * 0.001, mediaCell: 2.5 * 0.001, perImage: 0,
-        height: 0, cachesHeights: false, imageResize: 0, mainPerVisibleGIF: 0,
+        textHeight: 0, cachesHeights: false, imageResize: 0, mainPerVisibleGIF: 0,
         renderPerFrame: 3 * 0.001, renderPerVisibleBubble: 0.2 * 0.001, renderPerVisibleImage: 0,
         renderPerVisibleGIF: 0, renderPerNewRow: 0
     )

@@ -55,7 +55,7 @@ public struct ThesisScenario: Sendable, Hashable {
         /// to Core Animation. Zero once images are redrawn at screen size.
         public var perFullSizeImage: Double = 0
         /// Main-thread time to work out a text row's height when it scrolls into view.
-        public var height: Double
+        public var textHeight: Double
         /// Main-thread time to work out a media row's height when it scrolls into view: an
         /// Auto Layout pass while cells size themselves, nothing once `heightForRowAt`
         /// returns the media layout's fixed height (the thesis' variant 3).
@@ -267,7 +267,7 @@ public struct ThesisWorkload: Workload, Sendable {
         if costs.cachesHeights && heightKnown[index] {
             cost += costs.cachedHeight
         } else {
-            cost += row.isMedia ? costs.mediaHeight : costs.height
+            cost += row.isMedia ? costs.mediaHeight : costs.textHeight
             heightKnown[index] = true
         }
         for image in row.images where !Message.isAnimated(MessageDataset.imagePool[image]) {
