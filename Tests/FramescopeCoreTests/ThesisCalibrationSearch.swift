@@ -41,19 +41,30 @@ struct ThesisCalibrationSearch {
         return (report.averageFPS ?? 0, report.stability ?? 0, testDuration ?? 0)
     }
 
-    /// Extra weights per scenario, from FRAMESCOPE_CALIBRATE_FOCUS ("cached-heights:5").
+    /// The comma-separated entries of an environment variable, trimmed; empty if unset.
+    static func environmentList(_ key: String) -> [String] {
+        (ProcessInfo.processInfo.environment[key] ?? "").split(separator: ",")
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// Weights per scenario in place of 1, from FRAMESCOPE_CALIBRATE_FOCUS ("cached-heights:5").
     let focus: [String: Double] = Dictionary(
-        (ProcessInfo.processInfo.environment["FRAMESCOPE_CALIBRATE_FOCUS"] ?? "").split(separator: ",").compactMap { entry in
-            let parts = entry.split(separator: ":")
-            guard parts.count == 2, let weight = Double(parts[1]) else { return nil }
-            return (String(parts[0]), weight)
+        ThesisCalibrationSearch.environmentList("FRAMESCOPE_CALIBRATE_FOCUS").map { entry in
+            let parts = entry.split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, let weight = Double(parts[1]), ThesisScenario.named(parts[0]) != nil else {
+                preconditionFailure("FRAMESCOPE_CALIBRATE_FOCUS: '\(entry)' is not scenario-name:weight")
+            }
+            return (parts[0], weight)
         },
         uniquingKeysWith: { $1 })
 
     /// Further seeds whose mean figures the objective also fits, from
-    /// FRAMESCOPE_CALIBRATE_SEEDS ("2,3,4,5"); seed 1 is always fitted on its own.
-    let extraSeeds: [UInt64] = (ProcessInfo.processInfo.environment["FRAMESCOPE_CALIBRATE_SEEDS"] ?? "")
-        .split(separator: ",").compactMap { UInt64($0) }
+    /// FRAMESCOPE_CALIBRATE_SEEDS ("2,3,4,5"); seed 1 is always fitted on its own and
+    /// counted once in the mean.
+    let extraSeeds: [UInt64] = ThesisCalibrationSearch.environmentList("FRAMESCOPE_CALIBRATE_SEEDS").reduce(into: []) { seeds, entry in
+        guard let seed = UInt64(entry) else { preconditionFailure("FRAMESCOPE_CALIBRATE_SEEDS: '\(entry)' is not a seed") }
+        if seed != 1 && !seeds.contains(seed) { seeds.append(seed) }
+    }
 
     /// Squared errors in units of the tolerance; inside the tolerance counts little, outside a lot.
     func penalty(fps: Double, stability: Double, of scenario: ThesisScenario) -> Double {
@@ -92,6 +103,7 @@ struct ThesisCalibrationSearch {
                 c.reuseMediaExtra, c.staticTextCell, c.staticMediaExtra, c.manualHeight, c.imageResize, c.rasterizeNewRow,
                 c.rasterizePerGIF, c.drawnBubble, c.drawnBubbleSaving, c.asyncTextNode, c.mainPerFrame, c.renderPerFrame,
                 c.perImage, c.mainPerGIF, c.renderPerNewRow, c.heightCacheLookup, c.fullSizeImage]
+        precondition(p.count == Self.names.count, "FRAMESCOPE_CALIBRATE_START needs \(Self.names.count) numbers (\(Self.names.joined(separator: ", "))), got \(p.count)")
         var best = error(p)
         var steps = p.map { _ in 0.3 }
         var random = SeededGenerator(seed: 99)

@@ -53,7 +53,7 @@ enum ThesisCalibration {
         /// 4: looking up a cached height and keeping the cache, per row scrolling into view.
         var heightCacheLookup: Double
         /// Until 5: decoding a full-size static image and handing it to Core Animation, per
-        /// image of a media row scrolling into view.
+        /// static (not animated) image of a media row scrolling into view.
         var fullSizeImage: Double
     }
 

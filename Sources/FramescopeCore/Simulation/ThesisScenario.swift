@@ -32,7 +32,8 @@ public struct ThesisScenario: Sendable, Hashable {
     public enum Content: Sendable, Hashable {
         /// One plain system cell per message, 44 pt, media replaced by a line of text.
         case plainText
-        /// The chat bubbles: text bubbles and 180 pt / 90 pt image rows.
+        /// The chat bubbles: text bubbles, and rows of one 180 pt image or two or three 90 pt
+        /// images (188 pt and 98 pt with their margins).
         case messages
         /// Text nodes sized to their text, media replaced by a line of text (AsyncDisplayKit).
         case asyncText
@@ -52,7 +53,8 @@ public struct ThesisScenario: Sendable, Hashable {
         public var perImage: Double
         /// Extra main-thread time per static image of a media row that scrolls into view
         /// while images are shown at full size: decoding the full-size bitmap and handing it
-        /// to Core Animation. Zero once images are redrawn at screen size.
+        /// to Core Animation. The calibrated chain sets it to zero from `resized-images` on,
+        /// where images are redrawn at screen size.
         public var perFullSizeImage: Double = 0
         /// Main-thread time to work out a text row's height when it scrolls into view.
         public var textHeight: Double
