@@ -39,15 +39,8 @@ public struct RetentionService: Service {
     /// Sweeps until graceful shutdown or cancellation, then returns normally. A failed
     /// sweep is logged and retried at the next interval; it never stops the server.
     public func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                do {
-                    _ = try await sweep()
-                } catch {
-                    logger.error("retention sweep failed", metadata: ["error": .string(String(describing: error))])
-                }
-                try? await Task.sleep(for: interval)
-            }
+        await runPeriodically(every: interval, logger: logger, level: .error, failure: "retention sweep failed") {
+            _ = try await sweep()
         }
     }
 

@@ -29,15 +29,9 @@ public struct WALCheckpointService: Service {
     /// Checkpoints until graceful shutdown or cancellation, then returns normally. A
     /// failed checkpoint is logged and retried at the next interval.
     public func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                do {
-                    try await store.checkpoint()
-                } catch {
-                    logger.warning("WAL checkpoint failed", metadata: ["error": .string(String(describing: error))])
-                }
-                try? await Task.sleep(for: interval)
-            }
+        let store = store
+        await runPeriodically(every: interval, logger: logger, level: .warning, failure: "WAL checkpoint failed") {
+            try await store.checkpoint()
         }
     }
 }
