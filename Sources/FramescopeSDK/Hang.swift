@@ -28,9 +28,9 @@ public struct Hang: Sendable, Hashable {
     /// gets offset 0 and only the part inside the visit as its duration (seconds).
     public func record(visitStart: UInt64) -> HangRecord {
         guard start < visitStart else {
-            return HangRecord(offset: Double(start - visitStart) / 1e9, duration: duration)
+            return HangRecord(offset: seconds(start - visitStart), duration: duration)
         }
-        let before = Double(visitStart - start) / 1e9
+        let before = seconds(visitStart - start)
         return HangRecord(offset: 0, duration: Swift.max(0, duration - before))
     }
 }

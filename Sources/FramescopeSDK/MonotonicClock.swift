@@ -56,6 +56,14 @@ func seconds(_ nanoseconds: UInt64) -> Double {
     Double(nanoseconds) / 1e9
 }
 
+/// Seconds to nanoseconds, clamped to `0…UInt64.max` (NaN is 0), so no input can trap.
+func nanoseconds(_ seconds: Double) -> UInt64 {
+    let value = seconds * 1e9
+    guard value > 0 else { return 0 }
+    guard value < 1.8e19 else { return UInt64.max }
+    return UInt64(value)
+}
+
 extension UInt64 {
     /// `self − other`, or 0 when `other` is larger (times read on two threads may be a
     /// few nanoseconds out of order).

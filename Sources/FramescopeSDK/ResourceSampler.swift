@@ -96,7 +96,7 @@ public final class ResourceSampler: Sendable {
             state.window = ResourceWindow()
             state.last = reading.map { (now, $0) }
         }
-        let interval = DispatchTimeInterval.nanoseconds(Int(interval * 1e9))
+        let interval = DispatchTimeInterval.nanoseconds(Int(nanoseconds(interval)))
         timer.source.schedule(deadline: .now() + interval, repeating: interval, leeway: .nanoseconds(Int(self.interval * 1e8)))
     }
 
@@ -106,7 +106,7 @@ public final class ResourceSampler: Sendable {
         timer.source.schedule(deadline: .distantFuture, repeating: .never)
         let now = clock.now()
         let reading = read()
-        let minimumSpan = UInt64(interval * 1e9 / 2)
+        let minimumSpan = nanoseconds(interval) / 2
         return state.withLock { state in
             if let reading {
                 state.add(reading, at: now, always: false, minimumSpan: minimumSpan)

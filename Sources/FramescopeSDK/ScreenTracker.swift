@@ -349,11 +349,3 @@ public struct DeviceState: Sendable, Hashable {
         self.thermalState = thermalState
     }
 }
-
-/// Seconds to nanoseconds, clamped to `0…UInt64.max` (NaN is 0), so no input can trap.
-func nanoseconds(_ seconds: Double) -> UInt64 {
-    let value = seconds * 1e9
-    guard value > 0 else { return 0 }
-    guard value < 1.8e19 else { return UInt64.max }
-    return UInt64(value)
-}

@@ -3,31 +3,22 @@ import Foundation
 import FoundationNetworking
 #endif
 import FramescopeCore
+import FramescopeProcessTesting
 import Testing
 
 /// A real `framescope serve` process on loopback with a real SQLite file.
 final class ServerProcess {
-    let process = Process()
+    let server: LineReadingProcess
     let port: Int
-    let output: Pipe
+    /// The process, for its identifier and termination.
+    var process: Process { server.process }
 
     init(arguments: [String]) throws {
-        process.executableURL = CLI.binary
-        process.arguments = ["serve", "--port", "0"] + arguments
-        output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        server = try LineReadingProcess(product: "framescope", arguments: ["serve", "--port", "0"] + arguments)
         // The first line names the bound port.
-        var text = ""
-        let deadline = Date().addingTimeInterval(120)
-        while !text.contains("\n"), Date() < deadline {
-            let data = output.fileHandleForReading.availableData
-            if data.isEmpty { break }
-            text += String(decoding: data, as: UTF8.self)
-        }
+        let text = server.nextLine() ?? ""
         guard let range = text.range(of: "http://127.0.0.1:"), let port = Int(text[range.upperBound...].prefix { $0.isNumber }) else {
-            process.terminate()
+            server.process.terminate()
             throw ServerError.noPort(text)
         }
         self.port = port
