@@ -281,7 +281,7 @@ extension HangWatchdog {
             lastCheckAt = ManagedAtomic(epoch)
             busyThreshold = nanoseconds(configuration.busyThreshold)
             checkGapTolerance = nanoseconds(configuration.checkInterval + configuration.suspensionTolerance)
-            interval = .nanoseconds(Int(configuration.checkInterval * 1e9))
+            interval = .nanoseconds(Int(nanoseconds(configuration.checkInterval)))
             let ping = DispatchSource.makeUserDataAddSource(queue: target)
             ping.setEventHandler { [clock, pingWaitingSince, lastCheckAt, busySpans, busyThreshold, checkGapTolerance] in
                 let now = clock.now()
@@ -308,8 +308,12 @@ extension HangWatchdog {
                 if let thread = mailbox.thread, thread == Thread.current { return .inPlace }
                 if mailbox.exited { return .nothingToDo }
                 if mailbox.thread == nil {
-                    // No thread yet: only a start needs one; a stop just ends the detector.
-                    guard case .start = command else { return .nothingToDo }
+                    // No thread yet: only a start needs one; a stop just ends the detector,
+                    // and marks the watchdog exited so that later calls do nothing.
+                    guard case .start = command else {
+                        if case .stop = command { mailbox.exited = true }
+                        return .nothingToDo
+                    }
                     let thread = Thread { [self] in loop() }
                     thread.name = "framescope.hang-watchdog"
                     thread.qualityOfService = .userInitiated
