@@ -45,7 +45,8 @@ public func makeCollectorRouter(store: any CollectorStore, limits: IngestLimits 
     router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
     router.add(middleware: ErrorShapeMiddleware())
     let limiter = RateLimiter(requestsPerSecond: limits.requestsPerSecond, burst: limits.burst)
-    let groupCommit = GroupCommit(store: store)
+    let groupCommit = GroupCommit(store: store, maximumWaitingBytes: limits.maximumWaitingBytes)
+    let budget = ByteBudget(capacity: limits.maximumBytesInFlight)
     let queries = CollectorQueries(store: store)
 
     router.get("/health") { _, _ in
@@ -62,33 +63,52 @@ public func makeCollectorRouter(store: any CollectorStore, limits: IngestLimits 
                  body: .init(byteBuffer: ByteBuffer(string: metrics.exposition())))
     }
 
-    router.post("/v1/events") { request, context -> EditedResponse<IngestResponse> in
-        let grant = try await authenticate(request, store: store, kind: .ingest)
-        if let wait = await limiter.acquire(grant.app + "/ingest", now: clock()) {
-            throw CollectorError(.tooManyRequests, code: "rate_limited", message: "too many requests for this key; retry in \(wait) s",
-                                 headers: [.retryAfter: String(wait)])
-        }
+    /// Reads, decodes, validates and stores one batch; `held` is the budget reserved for it.
+    @Sendable func ingestBody(_ request: Request, _ context: CollectorRequestContext, app: String,
+                              held: inout Int) async throws -> EditedResponse<IngestResponse> {
         var body = try await request.body.collect(upTo: limits.maximumBodyBytes)
         switch request.headers[.contentEncoding]?.lowercased() {
         case nil, "identity":
             break
         case "gzip":
+            guard await budget.reserve(limits.maximumDecompressedBytes) else { throw CollectorError.saturated }
+            held += limits.maximumDecompressedBytes
             body = try gunzip(body, limit: limits.maximumDecompressedBytes)
         case let encoding?:
             throw CollectorError(.unsupportedMediaType, code: "unsupported_encoding", field: "Content-Encoding",
                                  message: "Content-Encoding '\(encoding)' is not accepted; send plain JSON or gzip")
         }
         let (batch, rawEvents) = try decodeBatch(body)
-        let (ingest, rejected) = try IngestValidator(limits: limits, now: clock()).validate(batch, app: grant.app, rawEvents: rawEvents)
+        let (ingest, rejected) = try IngestValidator(limits: limits, now: clock()).validate(batch, app: app, rawEvents: rawEvents)
         var result = IngestResult(stored: 0, duplicate: false)
         if !ingest.events.isEmpty { result = try await groupCommit.ingest(ingest) }
-        metrics.recordIngest(app: grant.app, accepted: result.stored, rejected: rejected.count)
+        metrics.recordIngest(app: app, accepted: result.stored, rejected: rejected.count)
         context.logger.debug("batch ingested", metadata: [
-            "app": .string(grant.app), "batch": .string(ingest.batchId), "stored": .stringConvertible(result.stored),
+            "app": .string(app), "batch": .string(ingest.batchId), "stored": .stringConvertible(result.stored),
             "rejected": .stringConvertible(rejected.count), "duplicate": .stringConvertible(result.duplicate),
         ])
         return EditedResponse(status: .accepted, response: IngestResponse(
             batchId: ingest.batchId, accepted: ingest.events.count, duplicate: result.duplicate, rejected: rejected))
+    }
+
+    router.post("/v1/events") { request, context -> EditedResponse<IngestResponse> in
+        let grant = try await authenticate(request, store: store, kind: .ingest)
+        if let wait = await limiter.acquire(grant.app + "/ingest", now: clock()) {
+            throw CollectorError(.tooManyRequests, code: "rate_limited", message: "too many requests for this key; retry in \(wait) s",
+                                 headers: [.retryAfter: String(wait)])
+        }
+        // Reserve the body's bytes before reading it (all of the limit when no length is given).
+        let declared = request.headers[.contentLength].flatMap { Int($0) }.map { min(max($0, 0), limits.maximumBodyBytes) }
+        var held = declared ?? limits.maximumBodyBytes
+        guard await budget.reserve(held) else { throw CollectorError.saturated }
+        do {
+            let response = try await ingestBody(request, context, app: grant.app, held: &held)
+            await budget.release(held)
+            return response
+        } catch {
+            await budget.release(held)
+            throw error
+        }
     }
 
     router.get("/v1/apps/:app/screens") { request, context -> ScreensResponse in

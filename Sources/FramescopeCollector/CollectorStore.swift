@@ -106,6 +106,11 @@ public struct IngestBatch: Sendable {
     public var rawEvents: [String]
     /// When the collector received it, Unix seconds.
     public var receivedAt: Double
+
+    /// The bytes the batch holds in memory, approximately: its events' JSON, in bytes.
+    public var approximateBytes: Int {
+        rawEvents.reduce(0) { $0 &+ $1.utf8.count }
+    }
 }
 
 /// What storing a batch did.

@@ -21,25 +21,44 @@ public actor GroupCommit {
     private let store: any CollectorStore
     private let maximumBatchesPerFlush: Int
     private var waiting: [Waiter] = []
+    private var waitingBytes = 0
+    private let maximumWaitingBytes: Int
     private var flushing = false
     /// Flushes written so far.
     public private(set) var flushes = 0
+    /// Flushes that failed whole and were written again one batch at a time.
+    public private(set) var splitFlushes = 0
+    /// Batches refused with 503 because the waiting batches held too many bytes.
+    public private(set) var refusedBatches = 0
     /// Batches written so far.
     public private(set) var flushedBatches = 0
 
     /// Creates a group commit in front of `store`.
-    /// - Parameter maximumBatchesPerFlush: At most this many batches go into one transaction.
-    public init(store: any CollectorStore, maximumBatchesPerFlush: Int = 256) {
+    /// - Parameters:
+    ///   - maximumBatchesPerFlush: At most this many batches go into one transaction.
+    ///   - maximumWaitingBytes: At most this many bytes of events wait for a flush
+    ///     (``IngestBatch/approximateBytes``); default 64 MiB.
+    public init(store: any CollectorStore, maximumBatchesPerFlush: Int = 256, maximumWaitingBytes: Int = 64 << 20) {
         self.store = store
         self.maximumBatchesPerFlush = max(1, maximumBatchesPerFlush)
+        self.maximumWaitingBytes = max(0, maximumWaitingBytes)
     }
 
     /// Stores `batch` in the next flush and returns once that flush has committed.
+    /// - Throws: a 503 ``CollectorError`` with `Retry-After` when the waiting batches
+    ///   already hold `maximumWaitingBytes`; the store's error for this batch alone.
     public func ingest(_ batch: IngestBatch) async throws -> IngestResult {
         if !flushing {
             flushing = true
             return try await lead(own: batch)
         }
+        let bytes = batch.approximateBytes
+        guard waitingBytes <= maximumWaitingBytes - bytes else {
+            refusedBatches += 1
+            throw CollectorError(.serviceUnavailable, code: "saturated",
+                                 message: "the collector's writer is saturated; retry after 1 s", headers: [.retryAfter: "1"])
+        }
+        waitingBytes += bytes
         let signal = await withCheckedContinuation { continuation in
             waiting.append(Waiter(batch: batch, continuation: continuation))
         }
@@ -56,28 +75,46 @@ public actor GroupCommit {
     private func lead(own: IngestBatch) async throws -> IngestResult {
         let others = Array(waiting.prefix(maximumBatchesPerFlush - 1))
         waiting.removeFirst(others.count)
+        for waiter in others { waitingBytes -= waiter.batch.approximateBytes }
         let group = [own] + others.map(\.batch)
 
-        let outcome: Result<[IngestResult], any Error>
-        do {
-            outcome = .success(try await store.ingest(group))
-        } catch {
-            outcome = .failure(error)
-        }
+        let outcomes = await write(group)
         flushes += 1
         flushedBatches += group.count
         for (offset, waiter) in others.enumerated() {
-            let result = outcome.flatMap { results in
-                results.indices.contains(offset + 1) ? .success(results[offset + 1]) : .failure(GroupCommitError.missingResult)
-            }
-            waiter.continuation.resume(returning: .done(result))
+            waiter.continuation.resume(returning: .done(outcomes[offset + 1]))
         }
         if waiting.isEmpty {
             flushing = false
         } else {
-            waiting.removeFirst().continuation.resume(returning: .lead)
+            let next = waiting.removeFirst()
+            waitingBytes -= next.batch.approximateBytes
+            next.continuation.resume(returning: .lead)
         }
-        return try outcome.get().first ?? IngestResult(stored: 0, duplicate: false)
+        return try outcomes[0].get()
+    }
+
+    /// Writes `group` in one transaction; if that fails, each batch in one of its own.
+    /// - Returns: one outcome per batch, in order.
+    private func write(_ group: [IngestBatch]) async -> [Result<IngestResult, any Error>] {
+        do {
+            let results = try await store.ingest(group)
+            return group.indices.map { results.indices.contains($0) ? .success(results[$0]) : .failure(GroupCommitError.missingResult) }
+        } catch {
+            guard group.count > 1 else { return [.failure(error)] }
+        }
+        splitFlushes += 1
+        var outcomes: [Result<IngestResult, any Error>] = []
+        outcomes.reserveCapacity(group.count)
+        for batch in group {
+            do {
+                let results = try await store.ingest([batch])
+                outcomes.append(results.first.map { .success($0) } ?? .failure(GroupCommitError.missingResult))
+            } catch {
+                outcomes.append(.failure(error))
+            }
+        }
+        return outcomes
     }
 }
 

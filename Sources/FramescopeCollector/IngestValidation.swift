@@ -15,9 +15,9 @@ public struct IngestLimits: Sendable, Hashable {
     public var burst: Double = 2000
     /// Most events per batch.
     public var maximumEvents = 1000
-    /// Longest screen name, in characters.
+    /// Longest screen name, in bytes of UTF-8 (``WireText``).
     public var maximumScreenLength = 128
-    /// Longest app, device or OS field, in characters.
+    /// Longest app, device or OS field, in bytes of UTF-8 (``WireText``).
     public var maximumFieldLength = 64
     /// How far in the past an event may start, in seconds (30 days).
     public var maximumAge: Double = 30 * 86_400
@@ -25,6 +25,12 @@ public struct IngestLimits: Sendable, Hashable {
     public var maximumFutureSkew: Double = 86_400
     /// Longest visit, in seconds.
     public var maximumVisitDuration: Double = 86_400
+    /// Most request bytes held at once over all ingest requests (bodies as sent, plus
+    /// their decompressed form while it is read); past it, 503 with `Retry-After`.
+    public var maximumBytesInFlight = 128 << 20
+    /// Most bytes of events waiting for the writer's next flush; past it, 503 with
+    /// `Retry-After` (``GroupCommit``).
+    public var maximumWaitingBytes = 64 << 20
 
     /// The defaults.
     public init() {}
@@ -96,8 +102,8 @@ struct IngestValidator {
         }
         for (field, value) in [("app.version", batch.app.version), ("app.build", batch.app.build), ("device.model", batch.device.model),
                                ("device.osName", batch.device.osName), ("device.osVersion", batch.device.osVersion)] {
-            guard !value.isEmpty, value.count <= limits.maximumFieldLength else {
-                throw CollectorError(.badRequest, code: "invalid_field", field: field, message: "\(field) must be 1–\(limits.maximumFieldLength) characters")
+            if let problem = WireText.problem(in: value, maximumBytes: limits.maximumFieldLength) {
+                throw CollectorError(.badRequest, code: "invalid_field", field: field, message: "\(field) \(problem)")
             }
         }
         if let installation = batch.device.installationId {
@@ -157,8 +163,8 @@ struct IngestValidator {
     /// - Parameter startedAt: `event.startedAt` parsed (Unix seconds), nil when it is not a date.
     func check(_ event: ScreenVisitEvent, startedAt: Double?) -> (String, String)? {
         if event.kind != "screenVisit" { return ("kind", "kind must be 'screenVisit' in version 1") }
-        if event.screen.isEmpty || event.screen.count > limits.maximumScreenLength {
-            return ("screen", "screen must be 1–\(limits.maximumScreenLength) characters")
+        if let problem = WireText.problem(in: event.screen, maximumBytes: limits.maximumScreenLength) {
+            return ("screen", "screen \(problem)")
         }
         guard let startedAt else {
             return ("startedAt", "startedAt must be an ISO 8601 date-time such as 2026-11-22T15:42:13Z")
@@ -169,12 +175,26 @@ struct IngestValidator {
             return ("duration", "duration must be 0–\(Int(limits.maximumVisitDuration)) seconds")
         }
         if event.context.tags.count > VisitContext.maximumTags { return ("context.tags", "at most \(VisitContext.maximumTags) tags") }
-        for (key, value) in event.context.tags where key.isEmpty || key.count > VisitContext.maximumTagLength || value.count > VisitContext.maximumTagLength {
-            return ("context.tags", "tag keys must be 1–\(VisitContext.maximumTagLength) characters and values at most \(VisitContext.maximumTagLength)")
+        for (key, value) in event.context.tags.sorted(by: { $0.key < $1.key }) {
+            if let problem = WireText.problem(in: key, maximumBytes: VisitContext.maximumTagLength) {
+                return ("context.tags", "tag key \(problem)")
+            }
+            if let problem = WireText.problem(in: value, maximumBytes: VisitContext.maximumTagLength, allowEmpty: true) {
+                return ("context.tags.\(key)", "tag value \(problem)")
+            }
         }
         if event.report.frames == 0 { return ("report.frames", "a visit needs at least one measured frame") }
-        if Double(event.report.durationNanoseconds) * 1e-9 > event.duration + 1 {
+        if event.report.duration > event.duration + 1 {
             return ("report.duration", "report.duration exceeds the visit's duration")
+        }
+        for (name, report) in [("report", event.report), ("motion", event.motion)] {
+            guard let report else { continue }
+            if Double(report.rejectedTicks) > (event.duration + 1) * Double(FrameReport.maximumRefreshRate) {
+                return ("\(name).rejectedTicks", "\(name).rejectedTicks is more than \(FrameReport.maximumRefreshRate) per second of the visit")
+            }
+            let limit = FrameReport.maximumTallyEntriesPerVisit
+            if report.windowFPS.entries.count > limit { return ("\(name).histograms.windowFPS", "a visit holds at most \(limit) window-FPS entries") }
+            if report.refreshRates.entries.count > limit { return ("\(name).refreshRates", "a visit holds at most \(limit) refresh rates") }
         }
         if let motion = event.motion {
             if motion.frames > event.report.frames { return ("motion.frames", "motion.frames exceeds report.frames") }

@@ -54,6 +54,18 @@ public struct RollupValue: Sendable, Hashable {
         devices.merge(other.devices)
     }
 
+    /// The bytes the value holds in memory, approximately: a fixed part plus 16 bytes per
+    /// histogram bucket and tally entry, and the device sketch's registers. The rollup
+    /// row cache is bounded by this sum.
+    public var approximateBytes: Int {
+        func size(_ report: FrameReport) -> Int {
+            256 &+ 16 &* (report.frameDurations.buckets.count &+ report.windowFPS.entries.count &+ report.refreshRates.entries.count)
+        }
+        var bytes = 128 &+ size(report) &+ (motion.map(size) ?? 0) &+ devices.registers.count
+        for statistics in statistics.metrics.values { bytes = bytes &+ 128 &+ 16 &* statistics.positiveValues.buckets.count }
+        return bytes
+    }
+
     /// The value of `count` copies of these visits (by doubling: O(log count) merges).
     /// Used to build large synthetic rollups for benchmarks.
     public func repeated(_ count: Int) -> RollupValue {

@@ -497,11 +497,15 @@ final class RollupRowCache: @unchecked Sendable {
 
     private var rows: [Key: RollupValue] = [:]
     private var staged: [Key: RollupValue] = [:]
+    private var bytes = 0
     private let capacity: Int
+    private let capacityBytes: Int
 
-    /// A cache of at most `capacity` rows (emptied whole when full: hot rows come back at once).
-    init(capacity: Int) {
+    /// A cache of at most `capacity` rows holding at most `capacityBytes`
+    /// (``RollupValue/approximateBytes``); emptied whole when full, as hot rows come back at once.
+    init(capacity: Int, capacityBytes: Int = 64 << 20) {
         self.capacity = capacity
+        self.capacityBytes = capacityBytes
     }
 
     func lookup(_ key: Key) -> RollupValue? {
@@ -513,13 +517,29 @@ final class RollupRowCache: @unchecked Sendable {
     }
 
     func commit() {
-        if rows.count + staged.count > capacity { rows.removeAll(keepingCapacity: true) }
-        rows.merge(staged) { _, new in new }
+        let stagedBytes = staged.values.reduce(0) { $0 &+ $1.approximateBytes }
+        if rows.count &+ staged.count > capacity || bytes &+ stagedBytes > capacityBytes {
+            rows.removeAll(keepingCapacity: true)
+            bytes = 0
+        }
+        for (key, value) in staged {
+            if let old = rows.updateValue(value, forKey: key) { bytes = bytes &- old.approximateBytes }
+            bytes = bytes &+ value.approximateBytes
+        }
         staged.removeAll(keepingCapacity: true)
+        if bytes > capacityBytes {
+            // One transaction staged more than the whole budget: keep none of it.
+            rows.removeAll()
+            bytes = 0
+        }
     }
+
+    /// Rows and bytes held, for tests and metrics.
+    var usage: (rows: Int, bytes: Int) { (rows.count, bytes) }
 
     func rollback() {
         staged.removeAll()
         rows.removeAll()
+        bytes = 0
     }
 }

@@ -110,10 +110,10 @@ public struct DurationHistogram: Sendable, Hashable {
     public mutating func record(seconds: Double, count: Int = 1) {
         guard count > 0 else { return }
         let index = Self.bucketIndex(forSeconds: seconds)
-        self.count += count
+        self.count = self.count.addingSaturated(count)
         let position = buckets.partitioningIndex { $0.index >= index }
         if position < buckets.count, buckets[position].index == index {
-            buckets[position].count += count
+            buckets[position].count = buckets[position].count.addingSaturated(count)
         } else {
             buckets.insert(Bucket(index: index, count: count), at: position)
         }
@@ -134,12 +134,12 @@ public struct DurationHistogram: Sendable, Hashable {
             } else if left == buckets.count || other.buckets[right].index < buckets[left].index {
                 merged.append(other.buckets[right]); right += 1
             } else {
-                merged.append(Bucket(index: buckets[left].index, count: buckets[left].count + other.buckets[right].count))
+                merged.append(Bucket(index: buckets[left].index, count: buckets[left].count.addingSaturated(other.buckets[right].count)))
                 left += 1; right += 1
             }
         }
         buckets = merged
-        count += other.count
+        count = count.addingSaturated(other.count)
     }
 
     /// The histogram of both: counts added bucket by bucket.
@@ -158,7 +158,7 @@ public struct DurationHistogram: Sendable, Hashable {
         let rank = max(1, Int((clampedQ * Double(count)).rounded(.up)))
         var seen = 0
         for bucket in buckets {
-            seen += bucket.count
+            seen = seen.addingSaturated(bucket.count)
             if seen >= rank { return Self.representativeValue(ofBucket: bucket.index) }
         }
         return buckets.last.map { Self.representativeValue(ofBucket: $0.index) }

@@ -29,7 +29,7 @@ struct FrameAccumulator: Sendable {
     @inline(__always)
     mutating func record(_ frame: FrameSample, endingAt timestamp: Double) {
         counters.frames &+= 1
-        counters.durationNanoseconds &+= frame.durationNanoseconds
+        counters.durationNanoseconds.add(frame.durationNanoseconds)
         if frame.duration < shortestFrame { shortestFrame = frame.duration }
         if frame.duration > longestFrame { longestFrame = frame.duration }
         let dropped = frame.droppedFrames
@@ -37,11 +37,11 @@ struct FrameAccumulator: Sendable {
             counters.droppedFrames &+= dropped
             counters.dropEvents &+= 1
             if dropped > counters.maxDroppedFrames { counters.maxDroppedFrames = dropped }
-            counters.hitchTimeNanoseconds &+= frame.latenessNanoseconds
+            counters.hitchTimeNanoseconds.add(frame.latenessNanoseconds)
         }
         if frame.duration >= hangThreshold {
             counters.hangs &+= 1
-            counters.hangTimeNanoseconds &+= frame.durationNanoseconds
+            counters.hangTimeNanoseconds.add(frame.durationNanoseconds)
         }
         if frame.duration >= frozenThreshold {
             counters.frozenFrames &+= 1
@@ -56,7 +56,7 @@ struct FrameAccumulator: Sendable {
     /// Counts the first interval after a start: kept apart from every other figure.
     mutating func recordFirst(_ frame: FrameSample) {
         counters.firstFrames &+= 1
-        counters.firstDurationNanoseconds &+= frame.durationNanoseconds
+        counters.firstDurationNanoseconds.add(frame.durationNanoseconds)
     }
 
     /// Counts a refused tick.

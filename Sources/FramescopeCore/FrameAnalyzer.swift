@@ -62,9 +62,10 @@ public struct FrameAnalyzer: Sendable {
     /// Records one tick and says what it measured.
     ///
     /// A tick is rejected — counted in ``FrameReport/rejectedTicks`` and otherwise
-    /// ignored — when its timestamp is not finite or not after the previous accepted
-    /// one, when its target is not finite or not after its timestamp, or when no
-    /// refresh interval is known for it.
+    /// ignored — when its timestamp is not finite, not after the previous accepted one
+    /// or more than ``maximumTickGap`` after it; when its target is not finite or not
+    /// 1 ms to 1 s after its timestamp (a display refreshes at 1 to 1,000 Hz); or when
+    /// no refresh interval is known for it.
     @discardableResult
     @inlinable
     public mutating func record(_ tick: FrameTick) -> TickOutcome {
@@ -81,9 +82,13 @@ public struct FrameAnalyzer: Sendable {
         guard timestamp.isFinite else { return reject(.nonFiniteTimestamp) }
         let target: Double
         if let targetTimestamp {
-            guard targetTimestamp.isFinite, targetTimestamp > timestamp else { return reject(.invalidTarget) }
+            let expected = targetTimestamp - timestamp
+            guard expected >= Self.refreshIntervalRange.lowerBound, expected <= Self.refreshIntervalRange.upperBound else {
+                return reject(.invalidTarget)
+            }
             target = targetTimestamp
         } else if let interval = refreshInterval ?? configuration.refreshInterval, interval.isFinite, interval > 0 {
+            guard Self.refreshIntervalRange.contains(interval) else { return reject(.invalidTarget) }
             target = timestamp + interval
         } else {
             return reject(.unknownRefreshInterval)
@@ -95,6 +100,7 @@ public struct FrameAnalyzer: Sendable {
             return .started
         }
         guard timestamp > previousTimestamp else { return reject(.notIncreasing) }
+        guard timestamp - previousTimestamp <= Self.maximumTickGap else { return reject(.gapTooLong) }
 
         let frame = FrameInterval(previousTimestamp: previousTimestamp, previousTarget: previousTarget, timestamp: timestamp)
         // 1/E changes only when the refresh rate does; skip the division otherwise.
@@ -119,6 +125,14 @@ public struct FrameAnalyzer: Sendable {
         wholeWindows.count(sample, endingAt: timestamp)
         return .measured(frame)
     }
+
+    /// The refresh intervals a tick may declare, in seconds: a display refreshes at
+    /// 1 to 1,000 Hz (``FrameReport/maximumRefreshRate``), a little rounding allowed.
+    public static let refreshIntervalRange: ClosedRange<Double> = 0.000_999_9...1.000_1
+
+    /// The longest gap between two accepted ticks, in seconds (10⁶ s, 11.6 days): a tick
+    /// further on is a corrupt timestamp, not a frame.
+    public static let maximumTickGap: Double = 1_000_000
 
     private mutating func reject(_ reason: TickRejection) -> TickOutcome {
         outside.recordRejected()
@@ -200,8 +214,12 @@ public enum TickRejection: String, Sendable, Hashable, CaseIterable {
     case nonFiniteTimestamp
     /// The timestamp is not after the previous accepted tick's.
     case notIncreasing
-    /// The target timestamp is NaN, infinite, or not after the timestamp.
+    /// The target timestamp is NaN, infinite, or not 1 ms to 1 s after the timestamp (or
+    /// the declared refresh interval lies outside that range).
     case invalidTarget
+    /// The timestamp is more than ``FrameAnalyzer/maximumTickGap`` after the previous
+    /// accepted tick's.
+    case gapTooLong
     /// Neither a target timestamp nor a refresh interval is known for the tick.
     case unknownRefreshInterval
 }

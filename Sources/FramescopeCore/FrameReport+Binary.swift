@@ -6,7 +6,8 @@
 /// Layout, version 1: the byte `1`; the counters `frames`, `durationNanoseconds`,
 /// `firstFrames`, `firstDurationNanoseconds`, `droppedFrames`, `dropEvents`,
 /// `maxDroppedFrames`, `hitchTimeNanoseconds`, `hangs`, `hangTimeNanoseconds`,
-/// `slowFrames`, `frozenFrames`, `rejectedTicks` as varints; `minFrameDuration` and
+/// `slowFrames`, `frozenFrames`, `rejectedTicks` as varints (the four nanosecond totals
+/// as varints of up to 128 bits, which read as 64-bit varints wherever they fit); `minFrameDuration` and
 /// `maxFrameDuration` as 8-byte bit patterns (NaN for none); `stabilityBand` as 8
 /// bytes; then the frame-duration buckets, the window-FPS tally and the refresh-rate
 /// tally, each as a count followed by (index delta, count) varint pairs.
@@ -19,11 +20,15 @@ extension FrameReport {
         var writer = BinaryWriter()
         writer.bytes.reserveCapacity(64 + frameDurations.buckets.count * 3 + windowFPS.entries.count * 4)
         writer.bytes.append(Self.binaryVersion)
-        for value in [Int64(frames), durationNanoseconds, Int64(firstFrames), firstDurationNanoseconds, Int64(droppedFrames),
-                      Int64(dropEvents), Int64(maxDroppedFrames), hitchTimeNanoseconds, Int64(hangs), hangTimeNanoseconds,
-                      Int64(slowFrames), Int64(frozenFrames), Int64(rejectedTicks)] {
-            writer.unsigned(UInt64(clamping: value))
-        }
+        writer.unsigned(UInt64(clamping: frames))
+        writer.total(durationNanoseconds)
+        writer.unsigned(UInt64(clamping: firstFrames))
+        writer.total(firstDurationNanoseconds)
+        for value in [droppedFrames, dropEvents, maxDroppedFrames] { writer.unsigned(UInt64(clamping: value)) }
+        writer.total(hitchTimeNanoseconds)
+        writer.unsigned(UInt64(clamping: hangs))
+        writer.total(hangTimeNanoseconds)
+        for value in [slowFrames, frozenFrames, rejectedTicks] { writer.unsigned(UInt64(clamping: value)) }
         writer.double(minFrameDuration ?? .nan)
         writer.double(maxFrameDuration ?? .nan)
         writer.double(stabilityBand)
@@ -41,15 +46,15 @@ extension FrameReport {
         guard try reader.byte() == Self.binaryVersion else { throw BinaryReportError("unknown binary report version") }
         self.init()
         frames = try reader.count()
-        durationNanoseconds = try reader.nanoseconds()
+        durationNanoseconds = try reader.total()
         firstFrames = try reader.count()
-        firstDurationNanoseconds = try reader.nanoseconds()
+        firstDurationNanoseconds = try reader.total()
         droppedFrames = try reader.count()
         dropEvents = try reader.count()
         maxDroppedFrames = try reader.count()
-        hitchTimeNanoseconds = try reader.nanoseconds()
+        hitchTimeNanoseconds = try reader.total()
         hangs = try reader.count()
-        hangTimeNanoseconds = try reader.nanoseconds()
+        hangTimeNanoseconds = try reader.total()
         slowFrames = try reader.count()
         frozenFrames = try reader.count()
         rejectedTicks = try reader.count()
@@ -96,6 +101,18 @@ public struct BinaryWriter: Sendable {
             rest >>= 7
         }
         bytes.append(UInt8(rest))
+    }
+
+    /// Appends a 128-bit total as an unsigned LEB128 varint (the same bytes as
+    /// ``unsigned(_:)`` for totals below 2⁶⁴).
+    public mutating func total(_ value: NanosecondTotal) {
+        var (high, low) = (value.high, value.low)
+        while high > 0 || low >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: low) | 0x80)
+            low = (low >> 7) | (high << 57)
+            high >>= 7
+        }
+        bytes.append(UInt8(low))
     }
 
     /// Appends `value`'s IEEE 754 bit pattern, little-endian.
@@ -159,11 +176,24 @@ public struct BinaryReader: Sendable {
         return Int(value)
     }
 
-    /// A varint of nanoseconds below 9 × 10¹⁸.
-    public mutating func nanoseconds() throws(BinaryReportError) -> Int64 {
-        let value = try unsigned()
-        guard value < 9_000_000_000_000_000_000 else { throw BinaryReportError("duration out of range") }
-        return Int64(value)
+    /// A varint of up to 128 bits: a nanosecond total.
+    public mutating func total() throws(BinaryReportError) -> NanosecondTotal {
+        var (high, low): (UInt64, UInt64) = (0, 0)
+        var shift: UInt64 = 0
+        while true {
+            let next = try byte()
+            guard shift < 128 else { throw BinaryReportError("varint too long") }
+            let bits = UInt64(next & 0x7F)
+            if shift < 64 {
+                low |= bits << shift
+                if shift > 57 { high |= bits >> (64 - shift) }
+            } else {
+                guard shift < 121 || bits >> (128 - shift) == 0 else { throw BinaryReportError("duration out of range") }
+                high |= bits << (shift - 64)
+            }
+            if next & 0x80 == 0 { return NanosecondTotal(high: high, low: low) }
+            shift += 7
+        }
     }
 
     /// An 8-byte little-endian double.

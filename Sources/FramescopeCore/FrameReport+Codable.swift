@@ -77,12 +77,12 @@ extension FrameReport: Codable {
             }
             return value
         }
-        func seconds(_ key: CodingKeys) throws -> Int64 {
+        func seconds(_ key: CodingKeys) throws -> NanosecondTotal {
             let value = try container.decode(Double.self, forKey: key)
-            guard value.isFinite, value >= 0, value < 9e9 else {
+            guard let total = NanosecondTotal(seconds: value) else {
                 throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "must be a non-negative number of seconds, got \(value)")
             }
-            return FrameReport.nanoseconds(value)
+            return total
         }
         self.init()
         frames = try count(.frames)
@@ -104,7 +104,8 @@ extension FrameReport: Codable {
         maxFrameDuration = try durations.decodeIfPresent(Double.self, forKey: .max)
 
         let rates = try container.nestedContainer(keyedBy: IntegerKey.self, forKey: .refreshRates)
-        var rateTally = Tally()
+        var ratePairs: [(key: Int, count: Int)] = []
+        ratePairs.reserveCapacity(rates.allKeys.count)
         for key in rates.allKeys {
             guard let hz = key.intValue, hz > 0 else {
                 throw DecodingError.dataCorruptedError(forKey: .refreshRates, in: container, debugDescription: "key '\(key.stringValue)' is not a refresh rate in whole Hz")
@@ -113,9 +114,9 @@ extension FrameReport: Codable {
             guard frames > 0 else {
                 throw DecodingError.dataCorruptedError(forKey: .refreshRates, in: container, debugDescription: "frames at \(hz) Hz must be positive, got \(frames)")
             }
-            rateTally.add(hz, count: frames)
+            ratePairs.append((hz, frames))
         }
-        refreshRates = rateTally
+        refreshRates = Tally(counting: ratePairs)
 
         let histograms = try container.nestedContainer(keyedBy: HistogramKeys.self, forKey: .histograms)
         stabilityBand = try histograms.decode(Double.self, forKey: .stabilityBand)
@@ -129,59 +130,23 @@ extension FrameReport: Codable {
             throw DecodingError.dataCorruptedError(forKey: .frameDuration, in: histograms, debugDescription: error.description)
         }
         var windowList = try histograms.nestedUnkeyedContainer(forKey: .windowFPS)
-        var windows = Tally()
+        var windowPairs: [(key: Int, count: Int)] = []
         while !windowList.isAtEnd {
             var pair = try windowList.nestedUnkeyedContainer()
             let fps = try pair.decode(Double.self)
             let count = try pair.decode(Int.self)
-            guard fps.isFinite, fps >= 0, fps < 1e7, count > 0 else {
-                throw DecodingError.dataCorruptedError(forKey: .windowFPS, in: histograms, debugDescription: "expected [fps ≥ 0, windows > 0], got [\(fps), \(count)]")
+            guard fps.isFinite, fps >= 0, fps <= Double(FrameReport.maximumWindowFPSKey) / 100, count > 0 else {
+                throw DecodingError.dataCorruptedError(forKey: .windowFPS, in: histograms,
+                    debugDescription: "expected [fps 0–\(FrameReport.maximumWindowFPSKey / 100), windows > 0], got [\(fps), \(count)]")
             }
-            windows.add(Int((fps * 100).rounded()), count: count)
+            windowPairs.append((Int((fps * 100).rounded()), count))
         }
-        windowFPS = windows
+        windowFPS = Tally(counting: windowPairs)
 
         if let (field, message) = inconsistency {
             let key = CodingKeys(stringValue: field) ?? .frames
             throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: message)
         }
-    }
-
-    /// The first field that contradicts another, with what is wrong, or `nil` when
-    /// the report is consistent. Reports made by ``FrameAnalyzer`` are always consistent.
-    public var inconsistency: (field: String, message: String)? {
-        if !(stabilityBand > 0 && stabilityBand < 1) { return ("histograms", "stabilityBand must lie between 0 and 1, got \(stabilityBand)") }
-        if frameDurations.count != frames { return ("frames", "frames is \(frames) but the frame-duration histogram holds \(frameDurations.count)") }
-        if refreshRates.total != frames { return ("refreshRates", "refresh rates add up to \(refreshRates.total) frames, not frames = \(frames)") }
-        if dropEvents > droppedFrames { return ("dropEvents", "dropEvents (\(dropEvents)) exceeds droppedFrames (\(droppedFrames))") }
-        if dropEvents > frames { return ("dropEvents", "dropEvents (\(dropEvents)) exceeds frames (\(frames))") }
-        if (dropEvents == 0) != (droppedFrames == 0) { return ("droppedFrames", "droppedFrames (\(droppedFrames)) and dropEvents (\(dropEvents)) must both be zero or both positive") }
-        if maxDroppedFrames > droppedFrames || (dropEvents > 0 && maxDroppedFrames < 1) || maxDroppedFrames < 0 {
-            return ("maxDroppedFrames", "maxDroppedFrames (\(maxDroppedFrames)) does not fit droppedFrames (\(droppedFrames))")
-        }
-        if dropEvents > 0, droppedFrames > dropEvents * maxDroppedFrames { return ("maxDroppedFrames", "droppedFrames (\(droppedFrames)) exceeds dropEvents × maxDroppedFrames") }
-        if slowFrames + frozenFrames > frames { return ("slowFrames", "slowFrames + frozenFrames exceeds frames (\(frames))") }
-        if hangs > frames { return ("hangs", "hangs (\(hangs)) exceeds frames (\(frames))") }
-        if hitchTimeNanoseconds > durationNanoseconds { return ("hitchTime", "hitchTime exceeds duration") }
-        if hangTimeNanoseconds > durationNanoseconds { return ("hangTime", "hangTime exceeds duration") }
-        if (hangs == 0) != (hangTimeNanoseconds == 0) { return ("hangTime", "hangTime must be positive exactly when hangs is") }
-        if frames == 0 && durationNanoseconds != 0 { return ("duration", "duration must be 0 without frames") }
-        if frames > 0 && durationNanoseconds == 0 { return ("duration", "duration must be positive with frames") }
-        if (firstFrames == 0) != (firstDurationNanoseconds == 0) { return ("firstDuration", "firstDuration must be positive exactly when firstFrames is") }
-        switch (minFrameDuration, maxFrameDuration) {
-        case (nil, nil):
-            if frames > 0 { return ("frameDuration", "frameDuration.min and .max are required when there are frames") }
-        case let (low?, high?):
-            if frames == 0 { return ("frameDuration", "frameDuration.min and .max must be null without frames") }
-            if !(low.isFinite && high.isFinite && low > 0 && low <= high) { return ("frameDuration", "frameDuration.min (\(low)) and .max (\(high)) must be positive with min ≤ max") }
-            let roundingAllowance = Double(frames) * 1e-9  // each frame's duration is summed in whole nanoseconds
-            if Double(frames) * low > duration + roundingAllowance || high > duration + roundingAllowance {
-                return ("frameDuration", "frameDuration.min/.max do not fit duration (\(duration) s over \(frames) frames)")
-            }
-        default:
-            return ("frameDuration", "frameDuration.min and .max must both be given or both be null")
-        }
-        return nil
     }
 }
 

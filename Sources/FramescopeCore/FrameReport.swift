@@ -4,8 +4,8 @@
 /// A report stores sums, never ratios: every figure such as ``averageFPS``,
 /// ``hitchRatio`` or ``stability`` is derived on demand from the sums, so the
 /// report of two recordings merged equals the report of both (`docs/metrics.md`).
-/// Times are summed as whole nanoseconds, which makes merging associative and
-/// exact; they are exposed in seconds.
+/// Times are summed as whole nanoseconds in 128 bits (``NanosecondTotal``), which makes
+/// merging associative, exact and unable to overflow; they are exposed in seconds.
 ///
 /// ```swift
 /// var analyzer = FrameAnalyzer()
@@ -17,11 +17,11 @@ public struct FrameReport: Sendable, Hashable {
     /// Measured frame intervals, the first interval after a start excluded.
     public internal(set) var frames: Int = 0
     /// Σ frame duration D, in nanoseconds.
-    public internal(set) var durationNanoseconds: Int64 = 0
+    public internal(set) var durationNanoseconds: NanosecondTotal = 0
     /// First intervals after a start, resume or screen change (one per start).
     public internal(set) var firstFrames: Int = 0
     /// Σ duration of the first intervals, in nanoseconds.
-    public internal(set) var firstDurationNanoseconds: Int64 = 0
+    public internal(set) var firstDurationNanoseconds: NanosecondTotal = 0
     /// The shortest frame duration, in seconds; `nil` without frames.
     public internal(set) var minFrameDuration: Double?
     /// The longest frame duration, in seconds; `nil` without frames.
@@ -33,11 +33,11 @@ public struct FrameReport: Sendable, Hashable {
     /// The most frames dropped in one interval (0 without drops).
     public internal(set) var maxDroppedFrames: Int = 0
     /// Σ lateness L, in nanoseconds.
-    public internal(set) var hitchTimeNanoseconds: Int64 = 0
+    public internal(set) var hitchTimeNanoseconds: NanosecondTotal = 0
     /// Frames at least as long as the hang threshold.
     public internal(set) var hangs: Int = 0
     /// Σ duration of the hang frames, in nanoseconds.
-    public internal(set) var hangTimeNanoseconds: Int64 = 0
+    public internal(set) var hangTimeNanoseconds: NanosecondTotal = 0
     /// Frames that missed at least one refresh and are shorter than the frozen threshold.
     public internal(set) var slowFrames: Int = 0
     /// Frames at least as long as the frozen threshold (never also counted as slow).
@@ -72,29 +72,30 @@ extension FrameReport {
     @usableFromInline static let secondsPerNanosecond = 1e-9
 
     /// Converts non-negative seconds to whole nanoseconds, rounding to nearest
-    /// (`Int64(x + 0.5)`: no libm call on the per-tick path).
+    /// (`Int64(x + 0.5)`: no libm call on the per-tick path); 9.2 × 10⁹ s (292 years)
+    /// or more become `Int64.max` instead of trapping.
     @inlinable @inline(__always)
     static func nanoseconds(_ seconds: Double) -> Int64 {
-        Int64(seconds * 1e9 + 0.5)
+        seconds < 9.2e9 ? Int64(seconds * 1e9 + 0.5) : .max
     }
 
     /// Σ frame duration, in seconds.
-    public var duration: Double { Double(durationNanoseconds) * Self.secondsPerNanosecond }
+    public var duration: Double { durationNanoseconds.seconds }
     /// Σ lateness, in seconds.
-    public var hitchTime: Double { Double(hitchTimeNanoseconds) * Self.secondsPerNanosecond }
+    public var hitchTime: Double { hitchTimeNanoseconds.seconds }
     /// Σ duration of hang frames, in seconds.
-    public var hangTime: Double { Double(hangTimeNanoseconds) * Self.secondsPerNanosecond }
+    public var hangTime: Double { hangTimeNanoseconds.seconds }
     /// Σ duration of first intervals, in seconds.
-    public var firstDuration: Double { Double(firstDurationNanoseconds) * Self.secondsPerNanosecond }
+    public var firstDuration: Double { firstDurationNanoseconds.seconds }
 
     /// frames / duration, in FPS; `nil` without frames.
     public var averageFPS: Double? {
-        durationNanoseconds > 0 ? Double(frames) / duration : nil
+        !durationNanoseconds.isZero ? Double(frames) / duration : nil
     }
 
     /// FPS of the first interval(s) after a start: firstFrames / firstDuration; `nil` without one.
     public var firstFPS: Double? {
-        firstDurationNanoseconds > 0 ? Double(firstFrames) / firstDuration : nil
+        !firstDurationNanoseconds.isZero ? Double(firstFrames) / firstDuration : nil
     }
 
     /// The lowest instantaneous FPS (1 / longest frame); `nil` without frames.
@@ -107,12 +108,12 @@ extension FrameReport {
     ///
     /// Apple's guidance: under 5 ms/s good, 5–10 warning, over 10 critical.
     public var hitchRatio: Double? {
-        durationNanoseconds > 0 ? 1000 * Double(hitchTimeNanoseconds) / Double(durationNanoseconds) : nil
+        !durationNanoseconds.isZero ? 1000 * hitchTimeNanoseconds.nanoseconds / durationNanoseconds.nanoseconds : nil
     }
 
     /// Hang time per hour of frames: 3600 · hangTime / duration, in s/h; `nil` without frames.
     public var hangRate: Double? {
-        durationNanoseconds > 0 ? 3600 * Double(hangTimeNanoseconds) / Double(durationNanoseconds) : nil
+        !durationNanoseconds.isZero ? 3600 * hangTimeNanoseconds.nanoseconds / durationNanoseconds.nanoseconds : nil
     }
 
     /// Share of completed FPS windows whose FPS lies within ±``stabilityBand`` of
@@ -124,9 +125,9 @@ extension FrameReport {
         let low = average * (1 - stabilityBand)
         let high = average * (1 + stabilityBand)
         for entry in windowFPS.entries {
-            total += entry.count
+            total = total.addingSaturated(entry.count)
             let fps = Double(entry.key) / 100
-            if fps >= low && fps <= high { within += entry.count }
+            if fps >= low && fps <= high { within = within.addingSaturated(entry.count) }
         }
         return total > 0 ? Double(within) / Double(total) : nil
     }
@@ -151,24 +152,26 @@ extension FrameReport {
     /// (with a pause between them).
     ///
     /// Counters and times add, minimum and maximum combine, histograms and tallies add.
+    /// Nothing traps: times are 128-bit totals, counts saturate at `Int.max`
+    /// (`docs/metrics.md`, "Overflow").
     /// The stability band of a non-empty report wins over an empty one's.
     public mutating func merge(_ other: FrameReport) {
         if isEmpty && windowFPS.entries.isEmpty { stabilityBand = other.stabilityBand }
-        frames += other.frames
+        frames = frames.addingSaturated(other.frames)
         durationNanoseconds += other.durationNanoseconds
-        firstFrames += other.firstFrames
+        firstFrames = firstFrames.addingSaturated(other.firstFrames)
         firstDurationNanoseconds += other.firstDurationNanoseconds
         minFrameDuration = Self.combine(minFrameDuration, other.minFrameDuration, by: min)
         maxFrameDuration = Self.combine(maxFrameDuration, other.maxFrameDuration, by: max)
-        droppedFrames += other.droppedFrames
-        dropEvents += other.dropEvents
+        droppedFrames = droppedFrames.addingSaturated(other.droppedFrames)
+        dropEvents = dropEvents.addingSaturated(other.dropEvents)
         maxDroppedFrames = max(maxDroppedFrames, other.maxDroppedFrames)
         hitchTimeNanoseconds += other.hitchTimeNanoseconds
-        hangs += other.hangs
+        hangs = hangs.addingSaturated(other.hangs)
         hangTimeNanoseconds += other.hangTimeNanoseconds
-        slowFrames += other.slowFrames
-        frozenFrames += other.frozenFrames
-        rejectedTicks += other.rejectedTicks
+        slowFrames = slowFrames.addingSaturated(other.slowFrames)
+        frozenFrames = frozenFrames.addingSaturated(other.frozenFrames)
+        rejectedTicks = rejectedTicks.addingSaturated(other.rejectedTicks)
         frameDurations.merge(other.frameDurations)
         windowFPS.merge(other.windowFPS)
         refreshRates.merge(other.refreshRates)

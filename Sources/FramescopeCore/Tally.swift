@@ -38,8 +38,24 @@ public struct Tally: Sendable, Hashable {
         self.entries = entries
     }
 
-    /// Sum of all counts.
-    public var total: Int { entries.reduce(0) { $0 + $1.count } }
+    /// A tally of `pairs` in any order, keys repeated or not: counts of equal keys add
+    /// (saturating at `Int.max`); pairs with a count below 1 are left out.
+    /// - Complexity: O(*n* log *n*) for *n* pairs.
+    public init(counting pairs: [(key: Int, count: Int)]) {
+        var combined: [Entry] = []
+        combined.reserveCapacity(pairs.count)
+        for pair in pairs.sorted(by: { $0.key < $1.key }) where pair.count > 0 {
+            if let last = combined.last, last.key == pair.key {
+                combined[combined.count - 1].count = last.count.addingSaturated(pair.count)
+            } else {
+                combined.append(Entry(key: pair.key, count: pair.count))
+            }
+        }
+        entries = combined
+    }
+
+    /// Sum of all counts, saturating at `Int.max`.
+    public var total: Int { entries.reduce(0) { $0.addingSaturated($1.count) } }
 
     /// The count of `key`, 0 when absent.
     public func count(of key: Int) -> Int {
@@ -52,17 +68,35 @@ public struct Tally: Sendable, Hashable {
         guard count > 0 else { return }
         let position = entries.partitioningIndex { $0.key >= key }
         if position < entries.count, entries[position].key == key {
-            entries[position].count += count
+            entries[position].count = entries[position].count.addingSaturated(count)
         } else {
             entries.insert(Entry(key: key, count: count), at: position)
         }
     }
 
-    /// Adds every count of `other`.
+    /// Adds every count of `other` (saturating at `Int.max`).
+    /// - Complexity: O(*n* + *m*): one pass over both sorted entry lists.
     public mutating func merge(_ other: Tally) {
         guard !other.entries.isEmpty else { return }
         guard !entries.isEmpty else { self = other; return }
-        for entry in other.entries { add(entry.key, count: entry.count) }
+        var merged: [Entry] = []
+        merged.reserveCapacity(entries.count + other.entries.count)
+        var left = 0
+        var right = 0
+        while left < entries.count || right < other.entries.count {
+            if right == other.entries.count || (left < entries.count && entries[left].key < other.entries[right].key) {
+                merged.append(entries[left])
+                left += 1
+            } else if left == entries.count || other.entries[right].key < entries[left].key {
+                merged.append(other.entries[right])
+                right += 1
+            } else {
+                merged.append(Entry(key: entries[left].key, count: entries[left].count.addingSaturated(other.entries[right].count)))
+                left += 1
+                right += 1
+            }
+        }
+        entries = merged
     }
 
     /// The tally of both.
@@ -89,7 +123,7 @@ struct DenseTally: Sendable {
         if key >= 0 && key <= Self.denseLimit {
             counts[key] &+= count
         } else {
-            overflow[key, default: 0] += count
+            overflow[key, default: 0] &+= count
         }
     }
 

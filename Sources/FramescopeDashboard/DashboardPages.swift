@@ -14,6 +14,7 @@ public struct DashboardPages: Sendable {
     let queries: CollectorQueries
     let library: MustacheLibrary
     let css: String
+    /// The dashboard's script, served as `/dashboard/dashboard.js` (never inline: the CSP allows no inline script).
     let script: String
 
     /// Loads the templates, stylesheet and script from the module's resources.
@@ -25,9 +26,13 @@ public struct DashboardPages: Sendable {
               let jsURL = Bundle.module.url(forResource: "dashboard", withExtension: "js") else {
             throw DashboardError("the dashboard's resources are missing from the bundle")
         }
+        ScalarHTMLContentType.register()
         var library = MustacheLibrary()
         for name in ["layout", "filters", "sign-in", "overview", "screens", "screen", "compare"] {
             let text = try String(contentsOf: templates.appendingPathComponent("\(name).mustache"), encoding: .utf8)
+            guard text.hasPrefix("{{% CONTENT_TYPE: \(ScalarHTMLContentType.name)}}") else {
+                throw DashboardError("template \(name) does not start with the FRAMESCOPE_HTML content type")
+            }
             try library.register(MustacheTemplate(string: text), named: name)
         }
         self.library = library
@@ -46,7 +51,6 @@ public struct DashboardPages: Sendable {
         var app: String
         var appName: String
         var css: String
-        var script: String
         var overviewLink: String
         var screensLink: String
         var compareLink: String
@@ -87,7 +91,7 @@ public struct DashboardPages: Sendable {
         }
         let base = "/dashboard/apps/\(percentEncode(app))"
         let query = filters.queryString()
-        return Chrome(title: title, app: app, appName: name, css: css, script: script,
+        return Chrome(title: title, app: app, appName: name, css: css,
                       overviewLink: base + query, screensLink: base + "/screens" + query, compareLink: base + "/compare" + query,
                       action: action, selects: selects, hidden: hidden,
                       rangeText: "\(ISO8601.format(unixSeconds: from).prefix(16).replacingOccurrences(of: "T", with: " ")) to \(ISO8601.format(unixSeconds: to).prefix(16).replacingOccurrences(of: "T", with: " ")) UTC")

@@ -10,6 +10,8 @@ import Hummingbird
 ///   on success the key goes into the HTTP-only, `SameSite=Strict` cookie
 ///   ``DashboardRoutes/cookieName``, scoped to `/dashboard`.
 /// - `POST /dashboard/sign-out`: removes the cookie.
+/// - `GET /dashboard/dashboard.js`: the pages' script (the CSP allows scripts from this
+///   origin only, none inline).
 /// - `GET /dashboard/apps/{app}`, `…/screens`, `…/screens/{screen}`, `…/compare`: the pages,
 ///   for the cookie's app only; without a valid cookie, a redirect to the sign-in form.
 public struct DashboardRoutes: Sendable {
@@ -31,6 +33,13 @@ public struct DashboardRoutes: Sendable {
         router.get("/dashboard") { request, _ in
             guard let grant = try await grant(request) else { return Self.redirect("/dashboard/sign-in") }
             return Self.redirect("/dashboard/apps/\(percentEncode(grant.app))")
+        }
+        router.get("/dashboard/dashboard.js") { _, _ in
+            Response(status: .ok, headers: [
+                .contentType: "text/javascript; charset=utf-8",
+                .cacheControl: "no-cache",
+                .init("X-Content-Type-Options")!: "nosniff",
+            ], body: .init(byteBuffer: ByteBuffer(string: pages.script)))
         }
         router.get("/dashboard/sign-in") { request, _ in
             Self.html(pages.signIn(error: nil, next: Self.safeNext(request.uri.queryParameters["next"].map(String.init))))
@@ -128,7 +137,7 @@ public struct DashboardRoutes: Sendable {
         Response(status: status, headers: [
             .contentType: "text/html; charset=utf-8",
             .cacheControl: "no-store",
-            .contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+            .contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'; script-src 'self'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
             .init("X-Content-Type-Options")!: "nosniff",
             .init("Referrer-Policy")!: "same-origin",
         ], body: .init(byteBuffer: ByteBuffer(string: text)))

@@ -1,22 +1,5 @@
 import Foundation
 
-/// Text made safe for HTML and SVG text and attribute values (`&`, `<`, `>`, `"`, `'`).
-func escapeMarkup(_ text: String) -> String {
-    var result = ""
-    result.reserveCapacity(text.utf8.count)
-    for character in text {
-        switch character {
-        case "&": result += "&amp;"
-        case "<": result += "&lt;"
-        case ">": result += "&gt;"
-        case "\"": result += "&quot;"
-        case "'": result += "&#39;"
-        default: result.append(character)
-        }
-    }
-    return result
-}
-
 /// A number for an SVG coordinate: at most one decimal, no exponent.
 func coordinate(_ value: Double) -> String {
     guard value.isFinite else { return "0" }

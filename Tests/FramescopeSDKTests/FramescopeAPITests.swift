@@ -89,7 +89,7 @@ extension RealThreadTests {
                 // The tick after the block shows the hang as one long frame (a loaded machine
                 // may add more by starving the ticking thread).
                 #expect(feed.report.hangs >= 1)
-                #expect(feed.motion?.hangs == 1)
+                #expect((feed.motion?.hangs ?? 0) >= 1)
                 #expect((feed.mainThreadHitches?.frames ?? 0) >= 1)
                 #expect(feed.resources?.samples ?? 0 >= 1)
                 #expect(feed.duration >= 1.4, "the visit held 0.5 s of ticks, a 0.4 s block and 0.5 s of ticks")

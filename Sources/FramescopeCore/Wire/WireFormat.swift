@@ -190,12 +190,12 @@ public struct VisitContext: Sendable, Hashable, Codable {
     public var lowPowerMode: Bool
     /// The thermal state.
     public var thermalState: ThermalState
-    /// Custom tags (at most ``maximumTags``, keys and values at most ``maximumTagLength`` characters).
+    /// Custom tags (at most ``maximumTags``, keys 1 to ``maximumTagLength`` bytes of UTF-8 and values at most that, following ``WireText``).
     public var tags: [String: String]
 
     /// Most tags per visit.
     public static let maximumTags = 16
-    /// Longest tag key or value, in characters.
+    /// Longest tag key or value, in bytes of UTF-8.
     public static let maximumTagLength = 64
 
     /// Creates a context.

@@ -1,0 +1,209 @@
+import Foundation
+@testable import FramescopeCollector
+import FramescopeCore
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// A store that forwards to SQLite, fails any write that holds the batch `poison`, and
+/// can hold its first write until ``release()``.
+final class FaultyStore: CollectorStore, @unchecked Sendable {
+    let base: SQLiteStore
+    let gate = Gate()
+    let holdFirstWrite: Bool
+    private let lock = NSLock()
+    private var writes = 0
+
+    init(base: SQLiteStore, holdFirstWrite: Bool = false) {
+        self.base = base
+        self.holdFirstWrite = holdFirstWrite
+    }
+
+    actor Gate {
+        private var open = false
+        private var waiters: [CheckedContinuation<Void, Never>] = []
+        private(set) var arrived = 0
+        func wait() async {
+            arrived += 1
+            if open { return }
+            await withCheckedContinuation { waiters.append($0) }
+        }
+        func release() {
+            open = true
+            for waiter in waiters { waiter.resume() }
+            waiters = []
+        }
+    }
+
+    func createApp(name: String, id: String?) async throws -> AppCredentials { try await base.createApp(name: name, id: id) }
+    func rotateKeys(app: String) async throws -> AppCredentials? { try await base.rotateKeys(app: app) }
+    func apps() async throws -> [AppRecord] { try await base.apps() }
+    func revokeApp(_ id: String) async throws -> Bool { try await base.revokeApp(id) }
+    func authenticate(key: String) async throws -> KeyGrant? { try await base.authenticate(key: key) }
+    func aggregate(app: String, query: AggregateQuery) async throws -> [RollupAggregate] { try await base.aggregate(app: app, query: query) }
+    func dimensionValues(app: String, dimension: RollupDimension, from: Double, to: Double) async throws -> [String] {
+        try await base.dimensionValues(app: app, dimension: dimension, from: from, to: to)
+    }
+    func rawEventCount(app: String) async throws -> Int { try await base.rawEventCount(app: app) }
+    func deleteRawEvents(startedBefore cutoff: Double, limit: Int) async throws -> Int { try await base.deleteRawEvents(startedBefore: cutoff, limit: limit) }
+
+    func ingest(_ batches: [IngestBatch]) async throws -> [IngestResult] {
+        let first = lock.withLock { writes += 1; return writes == 1 }
+        if holdFirstWrite && first { await gate.wait() }
+        if batches.contains(where: { $0.batchId == "poison" }) {
+            throw CollectorError(.unprocessableContent, code: "invalid_batch", field: "batchId", message: "this batch cannot be stored")
+        }
+        return try await base.ingest(batches)
+    }
+}
+
+@Suite("Hostile ingest")
+struct HostileIngestTests {
+    static let now = CollectorRouteTests.now
+
+    func ingestBatch(_ batch: EventBatch) -> IngestBatch {
+        IngestBatch(app: batch.app.id, batchId: batch.batchId, appVersion: batch.app.version, osVersion: batch.device.osVersion,
+                    deviceModel: batch.device.model, events: batch.events.map { ($0, ISO8601.parse($0.startedAt) ?? 0) },
+                    rawEvents: batch.events.map { _ in "{}" }, receivedAt: Self.now)
+    }
+
+    @Test("One batch that cannot be stored fails alone: the other batches of its flush are committed")
+    func poisonBatchFailsAlone() async throws {
+        let temporary = try TemporaryStore()
+        let shop = try await temporary.store.createApp(name: "Shop", id: "shop")
+        _ = shop
+        let store = FaultyStore(base: temporary.store, holdFirstWrite: true)
+        let commit = GroupCommit(store: store)
+        let outcomes = await withTaskGroup(of: (String, Bool).self) { group in
+            // The first request leads and is held at the store, so the rest wait and share one flush.
+            group.addTask { (try? await commit.ingest(self.ingestBatch(makeBatch(id: "lead", start: Self.now - 600)))) != nil ? ("lead", true) : ("lead", false) }
+            while await store.gate.arrived == 0 { await Task.yield() }
+            for id in ["good-1", "poison", "good-2"] {
+                group.addTask { (id, (try? await commit.ingest(self.ingestBatch(makeBatch(id: id, start: Self.now - 600)))) != nil) }
+            }
+            // Let the three queue behind the held write, then release it.
+            try? await Task.sleep(for: .milliseconds(200))
+            await store.gate.release()
+            var results: [String: Bool] = [:]
+            for await (id, ok) in group { results[id] = ok }
+            return results
+        }
+        #expect(outcomes == ["lead": true, "good-1": true, "poison": false, "good-2": true])
+        #expect(await commit.splitFlushes == 1)
+        #expect(try await temporary.store.rawEventCount(app: "shop") == 9)
+    }
+
+    @Test("Past maximumWaitingBytes a batch is refused at once with 503 and Retry-After; the held one still commits")
+    func writerSaturation() async throws {
+        let temporary = try TemporaryStore()
+        _ = try await temporary.store.createApp(name: "Shop", id: "shop")
+        let store = FaultyStore(base: temporary.store, holdFirstWrite: true)
+        let commit = GroupCommit(store: store, maximumWaitingBytes: 10)
+        async let lead = commit.ingest(ingestBatch(makeBatch(id: "lead", start: Self.now - 600)))
+        while await store.gate.arrived == 0 { await Task.yield() }
+        var big = ingestBatch(makeBatch(id: "big", start: Self.now - 600))
+        big.rawEvents = big.rawEvents.map { _ in String(repeating: "x", count: 100) }
+        do {
+            _ = try await commit.ingest(big)
+            Issue.record("a batch past the waiting budget was queued")
+        } catch let error as CollectorError {
+            #expect(error.status == .serviceUnavailable)
+            #expect(error.headers[.retryAfter] == "1")
+        }
+        #expect(await commit.refusedBatches == 1)
+        await store.gate.release()
+        #expect(try await lead.stored == 3)
+    }
+
+    @Test("The byte budget refuses what does not fit and takes back what is released")
+    func byteBudget() async {
+        let budget = ByteBudget(capacity: 100)
+        #expect(await budget.reserve(60))
+        #expect(await budget.reserve(50) == false)
+        #expect(await budget.reserve(-1) == false)
+        await budget.release(60)
+        #expect(await budget.reserve(100))
+        #expect(await budget.refusals == 2)
+    }
+
+    @Test("The rollup row cache is bounded by bytes as well as rows")
+    func rowCacheBytes() throws {
+        let cache = RollupRowCache(capacity: 1_000_000, capacityBytes: 20_000)
+        let value = RollupValue(visit: makeBatch(id: "b", start: Self.now).events[0])
+        #expect(value.approximateBytes > 500)
+        for index in 0..<200 {
+            let key = RollupRowCache.Key(level: .hourly, app: "shop", key: RollupKey(bucketStart: Int64(index) * 3600, screen: "Feed", appVersion: "1",
+                                                                                    osVersion: "18", deviceModel: "x", network: "wifi", lowPower: false))
+            cache.stage(key, value)
+            cache.commit()
+            #expect(cache.usage.bytes <= 20_000)
+        }
+        #expect(cache.usage.rows < 200)
+    }
+}
+
+@Suite("Hostile events over HTTP")
+struct HostileEventRouteTests {
+    static let now = CollectorRouteTests.now
+
+    /// Posts `batch` edited as JSON by `edit` with the shop's ingest key.
+    func post(_ client: any TestClientProtocol, _ key: String, _ batch: EventBatch,
+              edit: (inout [String: Any]) throws -> Void = { _ in }) async throws -> TestResponse {
+        var json = try #require(JSONSerialization.jsonObject(with: try jsonData(batch)) as? [String: Any])
+        try edit(&json)
+        return try await client.execute(uri: "/v1/events", method: .post, headers: [.authorization: "Bearer \(key)"],
+                                        body: ByteBuffer(data: try JSONSerialization.data(withJSONObject: json)))
+    }
+
+    /// Edits event `index`'s report object.
+    func editReport(_ json: inout [String: Any], event index: Int, _ edit: (inout [String: Any]) -> Void) throws {
+        var events = try #require(json["events"] as? [[String: Any]])
+        var report = try #require(events[index]["report"] as? [String: Any])
+        edit(&report)
+        events[index]["report"] = report
+        json["events"] = events
+    }
+
+    @Test("Events with counts near Int.max, too many tally entries, format characters or oversized names are refused by field; the good event is kept")
+    func hostileEvents() async throws {
+        try await CollectorRouteTests().withCollector { client, shop, _ in
+            var batch = makeBatch(id: "hostile", count: 6, start: Self.now - 600)
+            batch.events[3].screen = "Feed\u{202E}gnp.exe"
+            batch.events[4].screen = "a" + String(repeating: "\u{301}", count: 100)
+            let response = try await post(client, shop.ingestKey, batch) { json in
+                try editReport(&json, event: 0) { $0["slowFrames"] = Int.max; $0["frozenFrames"] = Int.max }
+                try editReport(&json, event: 1) { $0["frames"] = Int.max }
+                try editReport(&json, event: 2) { report in
+                    var histograms = report["histograms"] as? [String: Any] ?? [:]
+                    histograms["windowFPS"] = (0..<2000).map { [Double($0) / 10, 1] }
+                    report["histograms"] = histograms
+                }
+            }
+            #expect(response.status == .accepted)
+            let answer = try JSONDecoder().decode(IngestResponse.self, from: Data(buffer: response.body))
+            #expect(answer.accepted == 1)
+            #expect(answer.rejected.map(\.field) == ["events[0].report.slowFrames", "events[1].report.frames",
+                                                     "events[2].report.histograms.windowFPS", "events[3].screen", "events[4].screen"])
+            #expect(answer.rejected[3].message.contains("U+202E"))
+            #expect(answer.rejected[4].message.contains("bytes"))
+            // The server is still up and answers queries.
+            let query = try await client.execute(uri: "/v1/apps/shop/screens?from=2026-11-19&to=2026-11-21", method: .get,
+                                                 headers: [.authorization: "Bearer \(shop.readKey)"])
+            #expect(query.status == .ok)
+        }
+    }
+
+    @Test("A device field with a format character (U+0600 before '<') is refused with 400 naming it")
+    func hostileEnvelope() async throws {
+        try await CollectorRouteTests().withCollector { client, shop, _ in
+            var batch = makeBatch(id: "envelope", start: Self.now - 600)
+            batch.device.model = "\u{600}<img src=x onerror=alert(1)>"
+            let response = try await post(client, shop.ingestKey, batch)
+            #expect(response.status == .badRequest)
+            let error = try JSONDecoder().decode(ErrorBody.self, from: Data(buffer: response.body)).error
+            #expect(error.field == "device.model")
+            #expect(error.message.contains("U+0600"))
+        }
+    }
+}
