@@ -1,9 +1,9 @@
 /// A recording report encodes as its whole report's object (DESIGN §3) with two more
 /// keys: `motion` (a report of the same shape, or `null`) and `segments`
-/// (`[{"label", "report"}]`).
+/// (`[{"label", "report"}]`), and `inferredRefreshRate` (Hz) when the rate was inferred.
 extension RecordingReport: Codable {
     enum CodingKeys: String, CodingKey {
-        case motion, segments
+        case motion, segments, inferredRefreshRate
     }
 
     /// Encodes the whole report's keys, then `motion` and `segments`.
@@ -12,6 +12,7 @@ extension RecordingReport: Codable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(motion, forKey: .motion)
         try container.encode(segments, forKey: .segments)
+        try container.encodeIfPresent(inferredRefreshRate, forKey: .inferredRefreshRate)
     }
 
     /// Decodes a report written by ``encode(to:)``. Without `segments`, `motion` is
@@ -29,6 +30,7 @@ extension RecordingReport: Codable {
                 throw DecodingError.dataCorruptedError(forKey: .motion, in: container, debugDescription: "motion must equal the merge of segments")
             }
         }
+        inferredRefreshRate = try container.decodeIfPresent(Double.self, forKey: .inferredRefreshRate)
     }
 }
 

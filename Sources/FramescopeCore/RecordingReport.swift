@@ -10,6 +10,9 @@ public struct RecordingReport: Sendable, Hashable {
     public var motion: FrameReport?
     /// One report per segment, in recording order.
     public var segments: [SegmentReport]
+    /// The refresh rate in Hz inferred from the ticks, when the recording gave neither
+    /// target timestamps nor a rate (``RefreshRateInference``); `nil` otherwise.
+    public var inferredRefreshRate: Double?
 
     /// Creates a report; `motion` is the merge of `segments`.
     public init(whole: FrameReport, segments: [SegmentReport] = []) {

@@ -40,7 +40,13 @@ public struct TraceReader: Sendable {
     /// Reads a whole trace into an analyzer: the common case of `analyze` and `check`.
     ///
     /// A declared refresh rate applies to ticks without a target, unless
-    /// `refreshRateOverride` (Hz) is given, which wins.
+    /// `refreshRateOverride` (Hz) is given, which wins. Where neither is known, the rate
+    /// is inferred from the ticks (``RefreshRateInference``: twenty steady intervals) and
+    /// the report says so in ``RecordingReport/inferredRefreshRate``; the ticks before that
+    /// wait and are measured with it. A tick whose timestamp is not a number is a rejected
+    /// tick whatever else it lacks.
+    /// - Throws: ``TraceError`` for unreadable input, or when ticks lack a target and no
+    ///   rate is declared or can be inferred.
     public func analyze<Source: ByteSource>(
         from source: inout Source,
         configuration: AnalyzerConfiguration = AnalyzerConfiguration(),
@@ -49,21 +55,58 @@ public struct TraceReader: Sendable {
     ) throws(TraceError) -> RecordingReport {
         var analyzer = FrameAnalyzer(configuration: configuration)
         var refreshInterval = refreshRateOverride.map { 1 / $0 } ?? configuration.refreshInterval
-        try read(from: &source, progress: progress) { (event: TraceEvent, line: Int) throws(TraceError) -> Void in
+        var inference = RefreshRateInference()
+        var inferred: Double?
+        // Events held while the rate is being inferred, with the line of the first tick.
+        var waiting: [TraceEvent] = []
+        var firstWaitingLine = 0
+        func apply(_ event: TraceEvent) {
             switch event {
             case let .refreshRate(hz):
                 if refreshRateOverride == nil { refreshInterval = 1 / hz }
             case let .segment(label):
                 if let label { analyzer.beginSegment(label) } else { analyzer.endSegment() }
             case let .tick(tick):
-                if tick.targetTimestamp == nil && refreshInterval == nil {
-                    throw TraceError(kind: .data, file: file, line: line, message: "tick has no targetTimestamp and the trace declares no refresh rate; add a '# refreshRate=60' line or pass --refresh-rate")
-                }
                 analyzer.recordTick(timestamp: tick.timestamp, targetTimestamp: tick.targetTimestamp, refreshInterval: refreshInterval)
             }
         }
+        func flushWaiting() {
+            let held = waiting
+            waiting = []
+            for event in held { apply(event) }
+        }
+        try read(from: &source, progress: progress) { (event: TraceEvent, line: Int) throws(TraceError) -> Void in
+            if case let .refreshRate(hz) = event, refreshRateOverride == nil {
+                refreshInterval = 1 / hz
+                flushWaiting()
+                return
+            }
+            guard case let .tick(tick) = event, tick.targetTimestamp == nil, refreshInterval == nil, tick.timestamp.isFinite else {
+                if waiting.isEmpty { apply(event) } else { waiting.append(event) }
+                return
+            }
+            if waiting.isEmpty { firstWaitingLine = line }
+            waiting.append(event)
+            if let interval = inference.add(tick.timestamp) {
+                refreshInterval = interval
+                inferred = 1 / interval
+                flushWaiting()
+            } else if waiting.count > Self.maximumWaitingEvents {
+                throw Self.noRate(file: file, line: firstWaitingLine)
+            }
+        }
+        if !waiting.isEmpty { throw Self.noRate(file: file, line: firstWaitingLine) }
         analyzer.endSegment()
-        return analyzer.report()
+        var report = analyzer.report()
+        report.inferredRefreshRate = inferred
+        return report
+    }
+
+    /// Most events held while a refresh rate is inferred.
+    static let maximumWaitingEvents = 100_000
+
+    static func noRate(file: String, line: Int) -> TraceError {
+        TraceError(kind: .data, file: file, line: line, message: "ticks have no targetTimestamp, the trace declares no refresh rate, and no \(RefreshRateInference.steadyIntervals) steady intervals show one; add a '# refreshRate=60' line or pass --refresh-rate")
     }
 }
 

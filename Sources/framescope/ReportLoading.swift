@@ -13,12 +13,17 @@ struct ReportLoader {
         var source = try FileByteSource(path: path)
         let progress = ProgressLine(label: path, total: source.size)
         defer { progress.finish() }
-        return try TraceReader(file: path).analyze(
+        let report = try TraceReader(file: path).analyze(
             from: &source,
             configuration: options.configuration,
             refreshRateOverride: options.refreshRate,
             progress: progress.update
         )
+        if let hz = report.inferredRefreshRate {
+            progress.finish()
+            writeToStandardError("framescope: \(path): no refresh rate or targetTimestamp given; inferred \(formatHz(hz)) from 20 steady intervals (pass --refresh-rate to set it)\n")
+        }
+        return report
     }
 
     /// Whether the file is a report from `analyze --format json` rather than a trace: a
@@ -58,6 +63,12 @@ struct ReportLoader {
 func describe(_ error: DecodingError) -> String {
     let path = error.fieldPath
     return "\(path.isEmpty ? "top level" : path): \(error.reason)"
+}
+
+/// A refresh rate for a message: whole Hz when it is one, else one decimal.
+func formatHz(_ hz: Double) -> String {
+    let rounded = (hz * 10).rounded() / 10
+    return rounded == rounded.rounded() ? "\(Int(rounded)) Hz" : "\(rounded) Hz"
 }
 
 /// A progress line on stderr, shown only when both stdout and stderr are terminals.
