@@ -21,7 +21,9 @@ public struct CollectorRequestContext: RequestContext {
 ///
 /// - `GET /health`: `{"status": "ok"}`.
 /// - `GET /openapi.json`: the ``OpenAPIDocument``.
-/// - `GET /metrics`: the collector's own metrics in Prometheus' text format (``CollectorMetrics``).
+/// - `GET /metrics`: the collector's own metrics in Prometheus' text format (``CollectorMetrics``),
+///   with `Authorization: Bearer <admin token>`; 403 when no `adminToken` is configured (they
+///   name every app and its volume, so they are never public).
 /// - `POST /v1/events`: an ``EventBatch`` with `Authorization: Bearer <ingest key>`;
 ///   202 with ``IngestResponse`` once the valid events are committed.
 /// - Read routes, with `Authorization: Bearer <read key>` and the common parameters
@@ -40,6 +42,7 @@ public struct CollectorRequestContext: RequestContext {
 public func makeCollectorRouter(store: any CollectorStore, limits: IngestLimits = IngestLimits(),
                                 metrics: CollectorMetrics = CollectorMetrics(),
                                 clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
+                                adminToken: String? = nil,
                                 additionalRoutes: (Router<CollectorRequestContext>) -> Void = { _ in }) -> Router<CollectorRequestContext> {
     let router = Router(context: CollectorRequestContext.self)
     router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
@@ -58,8 +61,9 @@ public func makeCollectorRouter(store: any CollectorStore, limits: IngestLimits 
                  body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.served(now: clock()))))
     }
 
-    router.get("/metrics") { _, _ in
-        Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+    router.get("/metrics") { request, _ in
+        try checkAdminToken(request, expected: adminToken)
+        return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                  body: .init(byteBuffer: ByteBuffer(string: metrics.exposition())))
     }
 
@@ -295,6 +299,27 @@ func gunzip(_ body: ByteBuffer, limit: Int) throws -> ByteBuffer {
 }
 
 /// Reads `Authorization: Bearer <key>` and checks that the key is of `kind`.
+/// Checks `Authorization: Bearer <admin token>` against `expected` in constant time.
+/// - Throws: 403 when no admin token is configured, 401 when the header is missing or wrong.
+func checkAdminToken(_ request: Request, expected: String?) throws {
+    guard let expected, !expected.isEmpty else {
+        throw CollectorError(.forbidden, code: "admin_disabled", field: "Authorization",
+                             message: "no admin token is configured; start the collector with FRAMESCOPE_ADMIN_TOKEN or --admin-token-file")
+    }
+    guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
+          constantTimeEqual(Array(header.utf8.dropFirst(7)), Array(expected.utf8)) else {
+        throw CollectorError(.unauthorized, code: "unauthorized", field: "Authorization", message: "send 'Authorization: Bearer <admin token>'")
+    }
+}
+
+/// Whether `a` and `b` are equal, in time that depends only on their lengths.
+func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    guard a.count == b.count else { return false }
+    var difference: UInt8 = 0
+    for index in a.indices { difference |= a[index] ^ b[index] }
+    return difference == 0
+}
+
 func authenticate(_ request: Request, store: any CollectorStore, kind: KeyGrant.Kind) async throws -> KeyGrant {
     guard let header = request.headers[.authorization], header.hasPrefix("Bearer "), header.count > 7 else {
         throw CollectorError(.unauthorized, code: "unauthorized", field: "Authorization", message: "send 'Authorization: Bearer <key>'")

@@ -30,6 +30,19 @@ public protocol CollectorStore: Sendable {
     /// Deletes raw events that started before `cutoff` (Unix seconds), at most `limit`
     /// of them; returns how many were deleted. Rollups are kept.
     func deleteRawEvents(startedBefore cutoff: Double, limit: Int) async throws -> Int
+    /// Replaces one kind of an app's key with a fresh one and returns it (`nil` for an
+    /// unknown or revoked app): old ingest keys keep working for `gracePeriod` seconds,
+    /// old read keys and their dashboard sessions end at once.
+    func rotateKey(app: String, kind: KeyGrant.Kind, gracePeriod: Double, now: Double) async throws -> String?
+    /// Opens a dashboard session for a live read key, lasting `lifetime` seconds; `nil` otherwise.
+    func createSession(readKey: String, lifetime: Double, now: Double) async throws -> DashboardSession?
+    /// What the session `id` grants, or `nil` when it is unknown, expired, or its key or app was revoked.
+    func session(id: String, now: Double) async throws -> SessionGrant?
+    /// Ends the session `id`.
+    func deleteSession(id: String) async throws
+    /// Forgets batch ids received before `cutoff` (at most `limit`), expired sessions and
+    /// keys past their grace period; returns how many batch ids were forgotten.
+    func pruneAccessRecords(batchesReceivedBefore cutoff: Double, now: Double, limit: Int) async throws -> Int
 }
 
 extension CollectorStore {

@@ -4,6 +4,9 @@ import Logging
 import ServiceLifecycle
 
 /// Deletes raw events older than the retention period in the background; rollups stay.
+/// Each sweep also forgets batch ids older than ``ledgerRetention`` (the idempotency
+/// ledger, ``AccessLifetimes/batchLedger``), expired dashboard sessions and ingest keys
+/// whose grace period is over.
 ///
 /// Runs in the server's service group: a sweep at start and then every ``interval``,
 /// each deleting in chunks of ``chunk`` events (one short transaction each) so ingest
@@ -13,6 +16,8 @@ public struct RetentionService: Service {
     public var store: any CollectorStore
     /// How long raw events are kept, in seconds.
     public var retention: Double
+    /// How long batch ids are remembered after receipt, in seconds.
+    public var ledgerRetention: Double
     /// Time between sweeps.
     public var interval: Duration
     /// Events deleted per transaction.
@@ -26,10 +31,13 @@ public struct RetentionService: Service {
     /// - Parameters:
     ///   - retention: Seconds a raw event is kept after it started.
     ///   - interval: Time between sweeps (default one hour).
-    public init(store: any CollectorStore, retention: Double, interval: Duration = .seconds(3600), chunk: Int = 10_000,
+    ///   - ledgerRetention: Seconds a batch id is remembered after receipt (default 32 days).
+    public init(store: any CollectorStore, retention: Double, ledgerRetention: Double = AccessLifetimes.batchLedger,
+                interval: Duration = .seconds(3600), chunk: Int = 10_000,
                 logger: Logger = Logger(label: "framescope.retention"), clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
         self.store = store
         self.retention = retention
+        self.ledgerRetention = ledgerRetention
         self.interval = interval
         self.chunk = max(1, chunk)
         self.logger = logger
@@ -49,13 +57,21 @@ public struct RetentionService: Service {
     /// hour longer than the retention period, and each chunk's walk of the store's hour
     /// index never reads an event it keeps.
     public func sweep() async throws -> Int {
-        let cutoff = ((clock() - retention) / 3600).rounded(.down) * 3600
+        let now = clock()
+        let cutoff = ((now - retention) / 3600).rounded(.down) * 3600
         var total = 0
         while !Task.isCancelled {
             let deleted = try await store.deleteRawEvents(startedBefore: cutoff, limit: chunk)
             total += deleted
             if deleted < chunk { break }
         }
+        var forgotten = 0
+        while !Task.isCancelled {
+            let pruned = try await store.pruneAccessRecords(batchesReceivedBefore: now - ledgerRetention, now: now, limit: chunk)
+            forgotten += pruned
+            if pruned < chunk { break }
+        }
+        if forgotten > 0 { logger.info("batch ledger sweep", metadata: ["forgotten": .stringConvertible(forgotten)]) }
         if total > 0 {
             logger.info("retention sweep", metadata: ["deleted": .stringConvertible(total), "cutoff": .string(ISO8601.format(unixSeconds: cutoff))])
         }

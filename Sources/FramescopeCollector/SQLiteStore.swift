@@ -11,7 +11,7 @@ import GRDB
 /// events and all their rollup updates commit in one transaction, so a batch is either
 /// counted whole or not at all. Schema changes are migrations, appended and never edited.
 public final class SQLiteStore: CollectorStore {
-    private let pool: DatabasePool
+    let pool: DatabasePool
     private let rowCache = RollupRowCache(capacity: 8192)
     /// A connection of its own for ``checkpoint()`` with background checkpoints, so that
     /// copying the WAL into the database file never runs on the writer.
@@ -166,6 +166,20 @@ public final class SQLiteStore: CollectorStore {
                 CREATE INDEX events_by_start_hour ON events(CAST(started_at / 3600 AS INTEGER));
                 """)
         }
+        migrator.registerMigration("v5: key expiry, dashboard sessions, batch ledger by receipt") { db in
+            try db.execute(sql: """
+                ALTER TABLE keys ADD COLUMN expires_at REAL;
+                CREATE TABLE sessions (
+                    hash TEXT PRIMARY KEY,
+                    app_id TEXT NOT NULL REFERENCES apps(id),
+                    key_hash TEXT NOT NULL,
+                    csrf TEXT NOT NULL,
+                    expires_at REAL NOT NULL
+                );
+                CREATE INDEX sessions_by_key ON sessions(key_hash);
+                CREATE INDEX batches_by_received ON batches(received_at);
+                """)
+        }
         return migrator
     }
 
@@ -187,6 +201,7 @@ public final class SQLiteStore: CollectorStore {
         try await pool.write { db in
             guard let name = try String.fetchOne(db, sql: "SELECT name FROM apps WHERE id = ?", arguments: [app]) else { return nil }
             try db.execute(sql: "DELETE FROM keys WHERE app_id = ?", arguments: [app])
+            try db.execute(sql: "DELETE FROM sessions WHERE app_id = ?", arguments: [app])
             try db.execute(sql: "UPDATE apps SET revoked_at = NULL WHERE id = ?", arguments: [app])
             let credentials = AppCredentials(app: app, name: name, ingestKey: Self.newKey(.ingest), readKey: Self.newKey(.read))
             try Self.insertKeys(credentials, db)
@@ -204,24 +219,29 @@ public final class SQLiteStore: CollectorStore {
         }
     }
 
-    /// Marks the app revoked and deletes its key hashes; its data stays.
+    /// Marks the app revoked and deletes its key hashes and dashboard sessions; its data stays.
     public func revokeApp(_ id: String) async throws -> Bool {
         try await pool.write { db in
             try db.execute(sql: "UPDATE apps SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", arguments: [Date().timeIntervalSince1970, id])
             let exists = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM apps WHERE id = ?)", arguments: [id]) ?? false
-            if exists { try db.execute(sql: "DELETE FROM keys WHERE app_id = ?", arguments: [id]) }
+            if exists {
+                try db.execute(sql: "DELETE FROM keys WHERE app_id = ?", arguments: [id])
+                try db.execute(sql: "DELETE FROM sessions WHERE app_id = ?", arguments: [id])
+            }
             return exists
         }
     }
 
-    /// Looks the key's SHA-256 up among unrevoked apps' keys.
+    /// Looks the key's SHA-256 up among unrevoked apps' keys that have not expired (an
+    /// old ingest key in its grace period after a rotation still works).
     public func authenticate(key: String) async throws -> KeyGrant? {
         let hash = Self.hash(key)
+        let now = Date().timeIntervalSince1970
         return try await pool.read { db in
             guard let row = try Row.fetchOne(db, sql: """
                 SELECT keys.hash, keys.app_id, keys.kind FROM keys JOIN apps ON apps.id = keys.app_id
-                WHERE keys.hash = ? AND apps.revoked_at IS NULL
-                """, arguments: [hash]) else { return nil }
+                WHERE keys.hash = ? AND apps.revoked_at IS NULL AND (keys.expires_at IS NULL OR keys.expires_at > ?)
+                """, arguments: [hash, now]) else { return nil }
             let stored: String = row["hash"]
             // The lookup is by hash; compare the digests in constant time all the same.
             guard Self.constantTimeEqual(stored, hash), let kind = KeyGrant.Kind(rawValue: row["kind"]) else { return nil }
@@ -435,7 +455,7 @@ public final class SQLiteStore: CollectorStore {
 
     // MARK: Helpers
 
-    private static func insertKeys(_ credentials: AppCredentials, _ db: Database) throws {
+    static func insertKeys(_ credentials: AppCredentials, _ db: Database) throws {
         try db.execute(sql: "INSERT INTO keys (hash, app_id, kind) VALUES (?, ?, 'ingest'), (?, ?, 'read')",
                        arguments: [hash(credentials.ingestKey), credentials.app, hash(credentials.readKey), credentials.app])
     }
@@ -460,12 +480,7 @@ public final class SQLiteStore: CollectorStore {
     }
 
     static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-        let left = Array(a.utf8)
-        let right = Array(b.utf8)
-        guard left.count == right.count else { return false }
-        var difference: UInt8 = 0
-        for index in left.indices { difference |= left[index] ^ right[index] }
-        return difference == 0
+        FramescopeCollector.constantTimeEqual(Array(a.utf8), Array(b.utf8))
     }
 
     /// An app id from a name: lower-case letters, digits and dashes.

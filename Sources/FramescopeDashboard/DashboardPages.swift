@@ -61,9 +61,12 @@ public struct DashboardPages: Sendable {
         var selects: [Select]
         var hidden: [Hidden]
         var rangeText: String
+        /// The session's CSRF token, sent back by the sign-out form.
+        var csrfToken = ""
     }
 
-    func chrome(title: String, app: String, filters: DashboardFilters, now: Double, action: String, hidden: [Hidden] = []) async throws -> Chrome {
+    func chrome(title: String, app: String, filters: DashboardFilters, now: Double, action: String, hidden: [Hidden] = [],
+                csrfToken: String) async throws -> Chrome {
         let (from, to) = filters.range(now: now)
         let name = try await store.apps().first { $0.app == app }?.name ?? app
         var selects = [
@@ -94,7 +97,7 @@ public struct DashboardPages: Sendable {
         return Chrome(title: title, app: app, appName: name, css: css,
                       overviewLink: base + query, screensLink: base + "/screens" + query, compareLink: base + "/compare" + query,
                       action: action, selects: selects, hidden: hidden,
-                      rangeText: "\(ISO8601.format(unixSeconds: from).prefix(16).replacingOccurrences(of: "T", with: " ")) to \(ISO8601.format(unixSeconds: to).prefix(16).replacingOccurrences(of: "T", with: " ")) UTC")
+                      rangeText: "\(ISO8601.format(unixSeconds: from).prefix(16).replacingOccurrences(of: "T", with: " ")) to \(ISO8601.format(unixSeconds: to).prefix(16).replacingOccurrences(of: "T", with: " ")) UTC", csrfToken: csrfToken)
     }
 
     // MARK: Figures
@@ -195,10 +198,10 @@ public struct DashboardPages: Sendable {
     }
 
     /// The overview: tiles with Σ/Σ value, median and p90; trends; the split by app version.
-    public func overview(app: String, filters: DashboardFilters, now: Double) async throws -> String {
+    public func overview(app: String, filters: DashboardFilters, now: Double, csrfToken: String = "") async throws -> String {
         let query = filters.query(now: now)
         let base = "/dashboard/apps/\(percentEncode(app))"
-        var chrome = try await chrome(title: "Overview", app: app, filters: filters, now: now, action: base)
+        var chrome = try await chrome(title: "Overview", app: app, filters: filters, now: now, action: base, csrfToken: csrfToken)
         chrome.isOverview = true
         // The split by version reads the dimension-keeping rollups, the slowest read; it runs beside the others.
         async let versionGroups = store.aggregate(app: app, query: AggregateQuery(filter: query, dimension: .appVersion))
@@ -267,12 +270,12 @@ public struct DashboardPages: Sendable {
     struct Header { var key: String; var label: String }
 
     /// The screens table, worst first by `sort` (a figure name; hitch ratio by default).
-    public func screens(app: String, filters: DashboardFilters, sort: String?, now: Double) async throws -> String {
+    public func screens(app: String, filters: DashboardFilters, sort: String?, now: Double, csrfToken: String = "") async throws -> String {
         let query = filters.query(now: now)
         let base = "/dashboard/apps/\(percentEncode(app))"
         let figure = sort.flatMap(QueryFigure.init(name:)) ?? QueryFigure(.hitchRatio)
         var chrome = try await chrome(title: "Screens", app: app, filters: filters, now: now, action: base + "/screens",
-                                      hidden: [Hidden(name: "sort", value: figure.name)])
+                                      hidden: [Hidden(name: "sort", value: figure.name)], csrfToken: csrfToken)
         chrome.isScreens = true
         let ranked = try await queries.worstScreens(app: app, query: query, figure: figure, limit: 1000, minimumVisits: 0)
         let groups = try await store.aggregate(app: app, query: AggregateQuery(filter: query, byScreen: true))
@@ -317,10 +320,10 @@ public struct DashboardPages: Sendable {
 
     /// One screen: tiles, trends of every figure, the frame-duration distribution, and
     /// breakdowns by each dimension and by refresh rate.
-    public func screen(app: String, screen name: String, filters: DashboardFilters, now: Double) async throws -> String {
+    public func screen(app: String, screen name: String, filters: DashboardFilters, now: Double, csrfToken: String = "") async throws -> String {
         let query = filters.query(now: now, screen: name)
         let base = "/dashboard/apps/\(percentEncode(app))"
-        var chrome = try await chrome(title: name, app: app, filters: filters, now: now, action: base + "/screens/" + percentEncode(name))
+        var chrome = try await chrome(title: name, app: app, filters: filters, now: now, action: base + "/screens/" + percentEncode(name), csrfToken: csrfToken)
         chrome.isScreens = true
         let total = try await store.aggregate(app: app, query: AggregateQuery(filter: query)).first?.rollup ?? RollupValue()
         let charts = try await trendCharts(app: app, query: query, interval: filters.interval, idPrefix: "trend-", charts: [
@@ -431,7 +434,7 @@ public struct DashboardPages: Sendable {
 
     /// Per screen, each figure's change from `baseline` to `candidate` with its interval
     /// and verdict, regressions first. Without a choice, the two newest versions.
-    public func compare(app: String, filters: DashboardFilters, baseline: String?, candidate: String?, now: Double) async throws -> String {
+    public func compare(app: String, filters: DashboardFilters, baseline: String?, candidate: String?, now: Double, csrfToken: String = "") async throws -> String {
         var unfiltered = filters
         unfiltered.appVersion = nil
         let query = unfiltered.query(now: now)
@@ -442,7 +445,7 @@ public struct DashboardPages: Sendable {
         let chosenBaseline = baseline.flatMap { versions.contains($0) ? $0 : nil }
             ?? versions.last { $0 != chosenCandidate && $0.compare(chosenCandidate, options: .numeric) == .orderedAscending } ?? versions.first ?? ""
         var chrome = try await chrome(title: "Compare versions", app: app, filters: unfiltered, now: now, action: base + "/compare",
-                                      hidden: [Hidden(name: "baseline", value: chosenBaseline), Hidden(name: "candidate", value: chosenCandidate)])
+                                      hidden: [Hidden(name: "baseline", value: chosenBaseline), Hidden(name: "candidate", value: chosenCandidate)], csrfToken: csrfToken)
         chrome.isCompare = true
         chrome.selects.removeAll { $0.name == RollupDimension.appVersion.rawValue }
         var rows: [CompareRow] = []
@@ -472,11 +475,11 @@ public struct DashboardPages: Sendable {
 
     // MARK: Sign-in
 
-    struct SignInPage { var css: String; var error: String?; var next: String }
+    struct SignInPage { var css: String; var error: String?; var next: String; var csrfToken: String }
 
     /// The sign-in form, with `error` above it when the last attempt failed.
-    public func signIn(error: String?, next: String) -> String {
-        library.render(SignInPage(css: css, error: error, next: next), withTemplate: "sign-in") ?? ""
+    public func signIn(error: String?, next: String, csrfToken: String = "") -> String {
+        library.render(SignInPage(css: css, error: error, next: next, csrfToken: csrfToken), withTemplate: "sign-in") ?? ""
     }
 }
 

@@ -6,25 +6,35 @@ import Hummingbird
 /// The dashboard's routes, added to the collector's router:
 ///
 /// - `GET /` and `GET /dashboard`: to the signed-in app's overview, or to the sign-in form.
-/// - `GET /dashboard/sign-in`, `POST /dashboard/sign-in` (form field `key`, a read key):
-///   on success the key goes into the HTTP-only, `SameSite=Strict` cookie
-///   ``DashboardRoutes/cookieName``, scoped to `/dashboard`.
-/// - `POST /dashboard/sign-out`: removes the cookie.
+/// - `GET /dashboard/sign-in`: the form, with a CSRF token in a hidden field and in the
+///   cookie ``DashboardRoutes/csrfCookieName`` (double submit).
+/// - `POST /dashboard/sign-in` (form fields `key`, a read key, and `csrf`): opens a
+///   server-side session (``DashboardSession``, 12 hours) whose random id goes into the
+///   HTTP-only, `SameSite=Strict` cookie ``DashboardRoutes/cookieName``, scoped to
+///   `/dashboard`, `Secure` when the request came over TLS as a trusted proxy says. The
+///   read key itself is never stored in the browser; rotating it ends the session.
+/// - `POST /dashboard/sign-out` (form field `csrf`, the session's token): ends the session.
 /// - `GET /dashboard/dashboard.js`: the pages' script (the CSP allows scripts from this
 ///   origin only, none inline).
 /// - `GET /dashboard/apps/{app}`, `…/screens`, `…/screens/{screen}`, `…/compare`: the pages,
-///   for the cookie's app only; without a valid cookie, a redirect to the sign-in form.
+///   for the session's app only; without a live session, a redirect to the sign-in form.
 public struct DashboardRoutes: Sendable {
-    /// The cookie that holds the read key.
-    public static let cookieName = "framescope_read_key"
+    /// The cookie that holds the session id.
+    public static let cookieName = "framescope_session"
+    /// The cookie that holds the sign-in form's CSRF token.
+    public static let csrfCookieName = "framescope_csrf"
 
     let pages: DashboardPages
     let clock: @Sendable () -> Double
+    let trustProxy: Bool
 
     /// Routes that render `pages`, with `clock` giving the current time (Unix seconds).
-    public init(pages: DashboardPages, clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
+    /// - Parameter trustProxy: Whether a proxy in front sets `X-Forwarded-Proto`; its
+    ///   `https` then marks cookies `Secure`.
+    public init(pages: DashboardPages, clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }, trustProxy: Bool = false) {
         self.pages = pages
         self.clock = clock
+        self.trustProxy = trustProxy
     }
 
     /// Adds the routes to `router`.
@@ -42,49 +52,69 @@ public struct DashboardRoutes: Sendable {
             ], body: .init(byteBuffer: ByteBuffer(string: pages.script)))
         }
         router.get("/dashboard/sign-in") { request, _ in
-            Self.html(pages.signIn(error: nil, next: Self.safeNext(request.uri.queryParameters["next"].map(String.init))))
+            signInForm(request, error: nil, next: Self.safeNext(request.uri.queryParameters["next"].map(String.init)))
         }
-        router.post("/dashboard/sign-in") { request, context in
+        router.post("/dashboard/sign-in") { request, _ in
             let body = try await request.body.collect(upTo: 16 * 1024)
             guard let form = try? URLEncodedFormDecoder().decode(SignInForm.self, from: String(buffer: body)) else {
-                return Self.html(pages.signIn(error: "Enter the app's read key.", next: ""), status: .badRequest)
+                return signInForm(request, error: "Enter the app's read key.", next: "", status: .badRequest)
             }
             let next = Self.safeNext(form.next)
+            guard let expected = request.cookies[Self.csrfCookieName]?.value, !expected.isEmpty, let sent = form.csrf,
+                  AccessTokens.equal(sent, expected) else {
+                return signInForm(request, error: "The sign-in form expired; please sign in again.", next: next, status: .forbidden)
+            }
             let key = form.key.trimmingCharacters(in: .whitespacesAndNewlines)
             guard key.count <= 200, key.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }),
                   let grant = try await pages.store.authenticate(key: key) else {
-                return Self.html(pages.signIn(error: "That key is unknown or revoked.", next: next), status: .unauthorized)
+                return signInForm(request, error: "That key is unknown or revoked.", next: next, status: .unauthorized)
             }
             guard grant.kind == .read else {
-                return Self.html(pages.signIn(error: "That is an ingest key; the dashboard needs the app's read key.", next: next), status: .unauthorized)
+                return signInForm(request, error: "That is an ingest key; the dashboard needs the app's read key.", next: next, status: .unauthorized)
             }
-            let appPath = "/dashboard/apps/\(percentEncode(grant.app))"
+            guard let session = try await pages.store.createSession(readKey: key, lifetime: AccessLifetimes.session, now: clock()) else {
+                return signInForm(request, error: "That key is unknown or revoked.", next: next, status: .unauthorized)
+            }
+            let appPath = "/dashboard/apps/\(percentEncode(session.app))"
             var response = Self.redirect(next.hasPrefix(appPath) ? next : appPath)
-            response.setCookie(Cookie(name: Self.cookieName, value: key, maxAge: 30 * 86_400, path: "/dashboard", httpOnly: true, sameSite: .strict))
+            response.setCookie(cookie(request, Self.cookieName, session.id, maxAge: Int(AccessLifetimes.session)))
+            response.setCookie(cookie(request, Self.csrfCookieName, "", maxAge: 0))
             return response
         }
-        router.post("/dashboard/sign-out") { _, _ in
+        router.post("/dashboard/sign-out") { request, _ in
+            let body = try await request.body.collect(upTo: 16 * 1024)
+            let form = try? URLEncodedFormDecoder().decode(SignOutForm.self, from: String(buffer: body))
+            guard let id = request.cookies[Self.cookieName]?.value, !id.isEmpty,
+                  let session = try await pages.store.session(id: id, now: clock()) else {
+                return Self.redirect("/dashboard/sign-in")
+            }
+            guard let sent = form?.csrf, AccessTokens.equal(sent, session.csrfToken) else {
+                throw HTTPError(.forbidden, message: "the sign-out form's token does not match this session")
+            }
+            try await pages.store.deleteSession(id: id)
             var response = Self.redirect("/dashboard/sign-in")
-            response.setCookie(Cookie(name: Self.cookieName, value: "", maxAge: 0, path: "/dashboard", httpOnly: true, sameSite: .strict))
+            response.setCookie(cookie(request, Self.cookieName, "", maxAge: 0))
             return response
         }
         router.get("/dashboard/apps/:app") { request, context in
-            try await page(request, context) { app, filters, now in try await pages.overview(app: app, filters: filters, now: now) }
+            try await page(request, context) { app, filters, now, csrf in try await pages.overview(app: app, filters: filters, now: now, csrfToken: csrf) }
         }
         router.get("/dashboard/apps/:app/screens") { request, context in
-            try await page(request, context) { app, filters, now in
-                try await pages.screens(app: app, filters: filters, sort: request.uri.queryParameters["sort"].map(String.init), now: now)
+            try await page(request, context) { app, filters, now, csrf in
+                try await pages.screens(app: app, filters: filters, sort: request.uri.queryParameters["sort"].map(String.init), now: now, csrfToken: csrf)
             }
         }
         router.get("/dashboard/apps/:app/screens/:screen") { request, context in
             let screen = try context.parameters.require("screen").removingPercentEncoding ?? ""
-            return try await page(request, context) { app, filters, now in try await pages.screen(app: app, screen: screen, filters: filters, now: now) }
+            return try await page(request, context) { app, filters, now, csrf in
+                try await pages.screen(app: app, screen: screen, filters: filters, now: now, csrfToken: csrf)
+            }
         }
         router.get("/dashboard/apps/:app/compare") { request, context in
             let parameters = request.uri.queryParameters
-            return try await page(request, context) { app, filters, now in
+            return try await page(request, context) { app, filters, now, csrf in
                 try await pages.compare(app: app, filters: filters, baseline: parameters["baseline"].map(String.init),
-                                        candidate: parameters["candidate"].map(String.init), now: now)
+                                        candidate: parameters["candidate"].map(String.init), now: now, csrfToken: csrf)
             }
         }
     }
@@ -93,19 +123,44 @@ public struct DashboardRoutes: Sendable {
     struct SignInForm: Decodable {
         var key: String
         var next: String?
+        var csrf: String?
     }
 
-    /// The read grant of the request's cookie, if it holds a valid read key.
-    func grant(_ request: Request) async throws -> KeyGrant? {
-        guard let key = request.cookies[Self.cookieName]?.value, !key.isEmpty,
-              let grant = try await pages.store.authenticate(key: key), grant.kind == .read else { return nil }
-        return grant
+    /// The form the sign-out button posts.
+    struct SignOutForm: Decodable {
+        var csrf: String?
+    }
+
+    /// The grant of the request's session cookie, if it names a live session.
+    func grant(_ request: Request) async throws -> SessionGrant? {
+        guard let id = request.cookies[Self.cookieName]?.value, !id.isEmpty, id.count <= 128 else { return nil }
+        return try await pages.store.session(id: id, now: clock())
+    }
+
+    /// The sign-in form with a fresh CSRF token, in the page and in its cookie.
+    func signInForm(_ request: Request, error: String?, next: String, status: HTTPResponse.Status = .ok) -> Response {
+        let token = AccessTokens.random()
+        var response = Self.html(pages.signIn(error: error, next: next, csrfToken: token), status: status)
+        response.setCookie(cookie(request, Self.csrfCookieName, token, maxAge: 3600))
+        return response
+    }
+
+    /// An HTTP-only, `SameSite=Strict` cookie for `/dashboard`, `Secure` over TLS.
+    func cookie(_ request: Request, _ name: String, _ value: String, maxAge: Int) -> Cookie {
+        Cookie(name: name, value: value, maxAge: maxAge, path: "/dashboard", secure: isSecure(request), httpOnly: true, sameSite: .strict)
+    }
+
+    /// Whether the browser reached us over TLS: the request's scheme, or a trusted proxy's `X-Forwarded-Proto`.
+    func isSecure(_ request: Request) -> Bool {
+        if request.uri.scheme == .https { return true }
+        guard trustProxy, let proto = request.headers[.init("X-Forwarded-Proto")!] else { return false }
+        return proto.split(separator: ",").first?.lowercased().trimmingCharacters(in: CharacterSet.whitespaces) == "https"
     }
 
     /// Renders a page for the path's app when the cookie's key belongs to it; otherwise
     /// sends the browser to the sign-in form, which comes back here afterwards.
     func page(_ request: Request, _ context: CollectorRequestContext,
-              render: (String, DashboardFilters, Double) async throws -> String) async throws -> Response {
+              render: (String, DashboardFilters, Double, String) async throws -> String) async throws -> Response {
         let app = try context.parameters.require("app")
         let here = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
         guard let grant = try await grant(request), grant.app == app else {
@@ -114,7 +169,7 @@ public struct DashboardRoutes: Sendable {
         var parameters: [String: String] = [:]
         for (key, value) in request.uri.queryParameters { parameters[String(key)] = String(value) }
         let started = ContinuousClock.now
-        let html = try await render(app, DashboardFilters(parameters: parameters), clock())
+        let html = try await render(app, DashboardFilters(parameters: parameters), clock(), grant.csrfToken)
         let elapsed = ContinuousClock.now - started
         context.logger.debug("page rendered", metadata: ["path": .string(request.uri.path),
                                                          "ms": .stringConvertible(Double(elapsed / .microseconds(1)) / 1000)])

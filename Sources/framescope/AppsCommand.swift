@@ -1,13 +1,14 @@
 import ArgumentParser
 import Foundation
 import FramescopeCollector
+import FramescopeCore
 
 /// `framescope apps`: the collector's apps and their keys.
 struct AppsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apps",
-        abstract: "Create, list and revoke the collector's apps and their keys.",
-        subcommands: [CreateApp.self, ListApps.self, RevokeApp.self]
+        abstract: "Create, list, rotate and revoke the collector's apps and their keys.",
+        subcommands: [CreateApp.self, ListApps.self, RotateKey.self, RevokeApp.self]
     )
 
     struct CreateApp: AsyncParsableCommand {
@@ -48,6 +49,53 @@ struct AppsCommand: AsyncParsableCommand {
                 var table = TextTable(header: ["app", "name", "created", "status"])
                 table.rows = apps.map { [$0.app, $0.name, $0.createdAt, $0.revoked ? "revoked" : "active"] }
                 print(table.render())
+            }
+        }
+    }
+
+    struct RotateKey: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rotate",
+            abstract: "Replace an app's ingest key or read key and print the new one (shown only once).",
+            discussion: """
+                --key read ends the old read key and every dashboard session it opened at once \
+                (for a leaked read key; ingest is untouched). --key ingest keeps the old ingest \
+                key working for --grace-days (default 30), so apps already shipped keep delivering \
+                while a build with the new key rolls out; --grace-days 0 ends it now.
+                """
+        )
+        enum Kind: String, ExpressibleByArgument, CaseIterable { case ingest, read }
+        @Argument(help: "The app id.") var app: String
+        @Option(help: "Which key to replace: ingest or read.") var key: Kind
+        @Option(help: ArgumentHelp("Days the old ingest key keeps working.", valueName: "days"))
+        var graceDays: Double = AccessLifetimes.ingestKeyGrace / 86_400
+        @Option(help: ArgumentHelp("The SQLite database file.", valueName: "path")) var db: String
+        @Option(help: "Output format.") var format: OutputFormat = .table
+
+        mutating func validate() throws {
+            guard graceDays >= 0 && graceDays <= 365 else { throw ValidationError("--grace-days must be 0–365") }
+            if key == .read && graceDays != AccessLifetimes.ingestKeyGrace / 86_400 && graceDays != 0 {
+                throw ValidationError("--grace-days applies to --key ingest; a read key ends at once")
+            }
+        }
+
+        func run() async throws {
+            let now = Date().timeIntervalSince1970
+            let grace = key == .ingest ? graceDays * 86_400 : 0
+            let kind: KeyGrant.Kind = key == .ingest ? .ingest : .read
+            guard let newKey = try await openStore(db).rotateKey(app: app, kind: kind, gracePeriod: grace, now: now) else {
+                writeToStandardError("framescope: no active app '\(app)' in \(db)\n")
+                throw ExitCode(CLIFailure.dataError)
+            }
+            let until = ISO8601.format(unixSeconds: now + grace)
+            switch format {
+            case .json:
+                struct Rotated: Encodable { var app: String; var kind: String; var key: String; var oldKeyValidUntil: String? }
+                print(try encodeJSON(Rotated(app: app, kind: key.rawValue, key: newKey, oldKeyValidUntil: key == .ingest ? until : nil)))
+            case .table:
+                print("app: \(app)\nnew \(key.rawValue) key: \(newKey)")
+                print(key == .ingest && grace > 0 ? "The old ingest key keeps working until \(until)." : "The old \(key.rawValue) key no longer works.")
+                print("The key is stored hashed and cannot be shown again.")
             }
         }
     }

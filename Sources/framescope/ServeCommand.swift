@@ -40,6 +40,13 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel = "info"
 
+    @Flag(help: "A reverse proxy in front terminates TLS and sets X-Forwarded-Proto: mark dashboard cookies Secure when it says https.")
+    var trustProxy = false
+
+    @Option(help: ArgumentHelp("A file holding the admin token that GET /metrics requires (or set FRAMESCOPE_ADMIN_TOKEN); without one, /metrics is off.",
+                               valueName: "path"))
+    var adminTokenFile: String?
+
     mutating func validate() throws {
         if !(0...65535).contains(port) { throw ValidationError("--port must be 0–65535") }
         if !(retentionDays > 0 && retentionDays <= 36_500) { throw ValidationError("--retention-days must be more than 0 and at most 36500") }
@@ -73,6 +80,20 @@ struct ServeCommand: AsyncParsableCommand {
             writeToStandardError("framescope: cannot load the dashboard: \(error)\n")
             throw ExitCode(CLIFailure.ioError)
         }
+        let adminToken: String?
+        if let adminTokenFile {
+            guard let text = try? String(contentsOfFile: adminTokenFile, encoding: .utf8) else {
+                writeToStandardError("framescope: \(adminTokenFile): cannot read the admin token\n")
+                throw ExitCode(CLIFailure.ioError)
+            }
+            adminToken = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        } else {
+            adminToken = ProcessInfo.processInfo.environment["FRAMESCOPE_ADMIN_TOKEN"]
+        }
+        if let adminToken, adminToken.utf8.count < 16 {
+            writeToStandardError("framescope: the admin token must be at least 16 characters\n")
+            throw ExitCode.validationFailure
+        }
         var limits = IngestLimits()
         limits.requestsPerSecond = rateLimit
         limits.burst = 2 * rateLimit
@@ -80,8 +101,8 @@ struct ServeCommand: AsyncParsableCommand {
         let announcement = lines
         let host = self.host
         let app = Application(
-            router: makeCollectorRouter(store: store, limits: limits, additionalRoutes: { router in
-                DashboardRoutes(pages: dashboard).register(on: router)
+            router: makeCollectorRouter(store: store, limits: limits, adminToken: adminToken, additionalRoutes: { router in
+                DashboardRoutes(pages: dashboard, trustProxy: trustProxy).register(on: router)
             }),
             configuration: .init(address: .hostname(host, port: port), serverName: "framescope"),
             services: [retention, WALCheckpointService(store: store, logger: logger)],

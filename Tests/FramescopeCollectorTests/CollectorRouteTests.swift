@@ -10,6 +10,7 @@ import Testing
 @Suite("Collector routes")
 struct CollectorRouteTests {
     static let now = ISO8601.parse("2026-11-20T12:00:00Z")!
+    static let adminToken = "admin-token-for-tests-0123456789"
 
     /// A collector on a fresh store with two apps; runs `body` with its test client.
     func withCollector(configure: (inout IngestLimits) -> Void = { _ in },
@@ -20,7 +21,7 @@ struct CollectorRouteTests {
         var limits = IngestLimits()
         limits.maximumBodyBytes = 1 << 20
         configure(&limits)
-        let router = makeCollectorRouter(store: temporary.store, limits: limits, clock: { Self.now })
+        let router = makeCollectorRouter(store: temporary.store, limits: limits, clock: { Self.now }, adminToken: Self.adminToken)
         let app = Application(router: router)
         try await app.test(.router) { client in try await body(client, shop, other) }
         _ = temporary
@@ -202,7 +203,12 @@ struct CollectorRouteTests {
             batch.events[0].screen = ""
             _ = try await client.execute(uri: "/v1/events", method: .post, headers: [.authorization: "Bearer \(shop.ingestKey)"], body: ByteBuffer(data: try jsonData(batch)))
             _ = try await client.execute(uri: "/v1/events", method: .post, body: ByteBuffer(string: "{}"))
-            let text = String(buffer: try await client.execute(uri: "/metrics", method: .get).body)
+            // Only the admin token opens /metrics: no key, an app's keys and a wrong token are refused.
+            #expect(try await client.execute(uri: "/metrics", method: .get).status == .unauthorized)
+            for key in [shop.ingestKey, shop.readKey, Self.adminToken + "x"] {
+                #expect(try await client.execute(uri: "/metrics", method: .get, headers: [.authorization: "Bearer \(key)"]).status == .unauthorized)
+            }
+            let text = String(buffer: try await client.execute(uri: "/metrics", method: .get, headers: [.authorization: "Bearer \(Self.adminToken)"]).body)
             #expect(text.contains(#"framescope_ingested_events_total{app="shop"} 2"#))
             #expect(text.contains(#"framescope_rejected_events_total{app="shop"} 1"#))
             #expect(text.contains(#"framescope_http_requests_total{method="POST",route="/v1/events",status="202"} 1"#))
@@ -238,7 +244,7 @@ struct CollectorRouteTests {
             }
             #expect(documented == served)
             #expect(served.contains("GET /v1/apps/{app}/compare") && served.count >= 9)
-            for (route, expected) in [("/health", HTTPResponse.Status.ok), ("/metrics", .ok), ("/openapi.json", .ok), ("/v1/apps/demo/screens", .unauthorized)] {
+            for (route, expected) in [("/health", HTTPResponse.Status.ok), ("/metrics", .forbidden), ("/openapi.json", .ok), ("/v1/apps/demo/screens", .unauthorized)] {
                 #expect(try await client.execute(uri: route, method: .get).status == expected, "\(route)")
             }
 

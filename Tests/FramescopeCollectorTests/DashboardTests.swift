@@ -42,20 +42,18 @@ struct DashboardTests {
             #expect(String(buffer: form.body).contains("name=\"key\""))
             // Wrong keys are refused with a reason; the read key sets the cookie.
             for (key, reason) in [(demo.ingestKey, "ingest key"), ("fsr_nope", "unknown or revoked")] {
-                let refused = try await client.execute(uri: "/dashboard/sign-in", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
-                                                       body: ByteBuffer(string: "key=\(key)"))
+                let (refused, _) = try await signIn(client, key: key)
                 #expect(refused.status == .unauthorized)
                 #expect(String(buffer: refused.body).contains(reason))
             }
-            let signIn = try await client.execute(uri: "/dashboard/sign-in", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
-                                                  body: ByteBuffer(string: "key=\(demo.readKey)&next=%2Fdashboard%2Fapps%2Fdemo%2Fscreens"))
-            #expect(signIn.status == .seeOther)
-            #expect(signIn.headers[.location] == "/dashboard/apps/demo/screens")
-            let setCookie = try #require(signIn.headers[.setCookie])
+            let (signedIn, cookie) = try await signIn(client, key: demo.readKey, next: "/dashboard/apps/demo/screens")
+            #expect(signedIn.status == .seeOther)
+            #expect(signedIn.headers[.location] == "/dashboard/apps/demo/screens")
+            let setCookie = try #require(signedIn.headers[values: .setCookie].first { $0.hasPrefix(DashboardRoutes.cookieName) })
             #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict") && setCookie.contains("Path=/dashboard"))
-            let cookie: HTTPFields = [.cookie: "\(DashboardRoutes.cookieName)=\(demo.readKey)"]
-            // Another app's read key does not open this app's pages.
-            let crossed = try await client.execute(uri: "/dashboard/apps/demo", method: .get, headers: [.cookie: "\(DashboardRoutes.cookieName)=\(other.readKey)"])
+            // Another app's session does not open this app's pages.
+            let (_, otherCookie) = try await signIn(client, key: other.readKey)
+            let crossed = try await client.execute(uri: "/dashboard/apps/demo", method: .get, headers: otherCookie)
             #expect(crossed.status == .seeOther)
 
             // Overview: the tiles' values are the query API's.
@@ -111,10 +109,13 @@ struct DashboardTests {
             #expect(attributeValues(regression, element: "tr", attribute: "data-verdict").first == "regressed")
             #expect(answer.screens.first?.screen == "Feed")
 
-            // Sign-out clears the cookie.
-            let signOut = try await client.execute(uri: "/dashboard/sign-out", method: .post, headers: cookie)
+            // Sign-out (with the page's CSRF token) ends the session and clears the cookie.
+            var signOutHeaders = cookie
+            signOutHeaders[.contentType] = "application/x-www-form-urlencoded"
+            let token = try #require(csrfField(fix))
+            let signOut = try await client.execute(uri: "/dashboard/sign-out", method: .post, headers: signOutHeaders, body: ByteBuffer(string: "csrf=\(token)"))
             #expect(signOut.status == .seeOther)
-            #expect(signOut.headers[.setCookie]?.contains("Max-Age=0") == true)
+            #expect(signOut.headers[values: .setCookie].contains { $0.contains("Max-Age=0") })
         }
     }
 

@@ -47,6 +47,17 @@ final class FaultyStore: CollectorStore, @unchecked Sendable {
     }
     func rawEventCount(app: String) async throws -> Int { try await base.rawEventCount(app: app) }
     func deleteRawEvents(startedBefore cutoff: Double, limit: Int) async throws -> Int { try await base.deleteRawEvents(startedBefore: cutoff, limit: limit) }
+    func rotateKey(app: String, kind: KeyGrant.Kind, gracePeriod: Double, now: Double) async throws -> String? {
+        try await base.rotateKey(app: app, kind: kind, gracePeriod: gracePeriod, now: now)
+    }
+    func createSession(readKey: String, lifetime: Double, now: Double) async throws -> DashboardSession? {
+        try await base.createSession(readKey: readKey, lifetime: lifetime, now: now)
+    }
+    func session(id: String, now: Double) async throws -> SessionGrant? { try await base.session(id: id, now: now) }
+    func deleteSession(id: String) async throws { try await base.deleteSession(id: id) }
+    func pruneAccessRecords(batchesReceivedBefore cutoff: Double, now: Double, limit: Int) async throws -> Int {
+        try await base.pruneAccessRecords(batchesReceivedBefore: cutoff, now: now, limit: limit)
+    }
 
     func ingest(_ batches: [IngestBatch]) async throws -> [IngestResult] {
         let first = lock.withLock { writes += 1; return writes == 1 }

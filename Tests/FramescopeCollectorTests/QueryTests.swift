@@ -328,4 +328,9 @@ struct EmptyStore: CollectorStore {
     func rawEventCount(app: String) async throws -> Int { 0 }
     func deleteRawEvents(startedBefore cutoff: Double, limit: Int) async throws -> Int { 0 }
     func dimensionValues(app: String, dimension: RollupDimension, from: Double, to: Double) async throws -> [String] { [] }
+    func rotateKey(app: String, kind: KeyGrant.Kind, gracePeriod: Double, now: Double) async throws -> String? { nil }
+    func createSession(readKey: String, lifetime: Double, now: Double) async throws -> DashboardSession? { nil }
+    func session(id: String, now: Double) async throws -> SessionGrant? { nil }
+    func deleteSession(id: String) async throws {}
+    func pruneAccessRecords(batchesReceivedBefore cutoff: Double, now: Double, limit: Int) async throws -> Int { 0 }
 }

@@ -1,0 +1,57 @@
+/// A dashboard session, as created at sign-in: the cookie's value and the token the
+/// pages' forms carry against cross-site requests. Both are shown once; the store keeps
+/// the session id only as a SHA-256 hash.
+public struct DashboardSession: Sendable, Hashable {
+    /// The random session id (the cookie's value), 192 bits in hex.
+    public var id: String
+    /// The app whose read key opened the session.
+    public var app: String
+    /// The random CSRF token the session's forms must send back.
+    public var csrfToken: String
+    /// When the session ends, Unix seconds.
+    public var expiresAt: Double
+}
+
+/// What a live session grants: reading one app, and the CSRF token its forms carry.
+public struct SessionGrant: Sendable, Hashable {
+    /// The app the session may read.
+    public var app: String
+    /// The session's CSRF token.
+    public var csrfToken: String
+}
+
+/// How long access records live, in seconds.
+public enum AccessLifetimes {
+    /// A dashboard session lasts 12 hours; signing in again starts a new one.
+    public static let session: Double = 12 * 3600
+    /// An old ingest key keeps working this long after a rotation by default (30 days),
+    /// while a new build with the new key rolls out.
+    public static let ingestKeyGrace: Double = 30 * 86_400
+    /// Batch ids are remembered this long after receipt (32 days): longer than any event
+    /// in a retried batch can still be accepted (``IngestLimits/maximumAge`` plus
+    /// ``IngestLimits/maximumFutureSkew``, with a day to spare), so a retry after the id is
+    /// forgotten has no event left that could be counted twice.
+    public static let batchLedger: Double = 32 * 86_400
+}
+
+/// Random tokens for sessions and forms, and their comparison.
+public enum AccessTokens {
+    /// 192 random bits from the system's generator, as 48 lower-case hex digits.
+    public static func random() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(48)
+        for _ in 0..<24 {
+            let byte = UInt8.random(in: 0...255, using: &generator)
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Whether two tokens are equal, in time that depends only on their lengths.
+    public static func equal(_ a: String, _ b: String) -> Bool {
+        constantTimeEqual(Array(a.utf8), Array(b.utf8))
+    }
+}

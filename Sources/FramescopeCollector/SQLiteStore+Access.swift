@@ -1,0 +1,93 @@
+import Foundation
+import GRDB
+
+/// Key rotation, dashboard sessions and the pruning of access records.
+extension SQLiteStore {
+    /// Replaces one kind of an app's key with a fresh one and returns it; `nil` for an
+    /// unknown or revoked app.
+    ///
+    /// A new ingest key leaves the old ones working for `gracePeriod` seconds (shipped
+    /// builds keep delivering while a new build rolls out; 0 ends them now). A new read
+    /// key ends the old read keys and every dashboard session they opened at once: a
+    /// leaked read key is revoked without touching ingest.
+    public func rotateKey(app: String, kind: KeyGrant.Kind, gracePeriod: Double, now: Double) async throws -> String? {
+        let key = Self.newKey(kind)
+        let found = try await pool.write { db -> Bool in
+            guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM apps WHERE id = ? AND revoked_at IS NULL)", arguments: [app]) ?? false else {
+                return false
+            }
+            // Keys whose grace period is over are of no more use.
+            try db.execute(sql: "DELETE FROM keys WHERE app_id = ? AND expires_at IS NOT NULL AND expires_at <= ?", arguments: [app, now])
+            switch kind {
+            case .ingest:
+                try db.execute(sql: """
+                    UPDATE keys SET expires_at = min(coalesce(expires_at, ?), ?) WHERE app_id = ? AND kind = 'ingest'
+                    """, arguments: [now + max(0, gracePeriod), now + max(0, gracePeriod), app])
+                if gracePeriod <= 0 { try db.execute(sql: "DELETE FROM keys WHERE app_id = ? AND kind = 'ingest'", arguments: [app]) }
+            case .read:
+                try db.execute(sql: "DELETE FROM sessions WHERE app_id = ?", arguments: [app])
+                try db.execute(sql: "DELETE FROM keys WHERE app_id = ? AND kind = 'read'", arguments: [app])
+            }
+            try db.execute(sql: "INSERT INTO keys (hash, app_id, kind) VALUES (?, ?, ?)", arguments: [Self.hash(key), app, kind.rawValue])
+            return true
+        }
+        return found ? key : nil
+    }
+
+    /// Opens a dashboard session for `readKey` when it is a live read key; `nil` otherwise.
+    public func createSession(readKey: String, lifetime: Double, now: Double) async throws -> DashboardSession? {
+        let keyHash = Self.hash(readKey)
+        let session = DashboardSession(id: Self.randomToken(), app: "", csrfToken: Self.randomToken(), expiresAt: now + lifetime)
+        let app = try await pool.write { db -> String? in
+            guard let app = try String.fetchOne(db, sql: """
+                SELECT keys.app_id FROM keys JOIN apps ON apps.id = keys.app_id
+                WHERE keys.hash = ? AND keys.kind = 'read' AND apps.revoked_at IS NULL AND (keys.expires_at IS NULL OR keys.expires_at > ?)
+                """, arguments: [keyHash, now]) else { return nil }
+            try db.execute(sql: "INSERT INTO sessions (hash, app_id, key_hash, csrf, expires_at) VALUES (?, ?, ?, ?, ?)",
+                           arguments: [Self.hash(session.id), app, keyHash, session.csrfToken, session.expiresAt])
+            return app
+        }
+        guard let app else { return nil }
+        var opened = session
+        opened.app = app
+        return opened
+    }
+
+    /// The grant of a live session: not expired, its read key still in place, its app not revoked.
+    public func session(id: String, now: Double) async throws -> SessionGrant? {
+        let hash = Self.hash(id)
+        return try await pool.read { db in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT sessions.app_id, sessions.csrf FROM sessions
+                JOIN keys ON keys.hash = sessions.key_hash
+                JOIN apps ON apps.id = sessions.app_id
+                WHERE sessions.hash = ? AND sessions.expires_at > ? AND apps.revoked_at IS NULL
+                """, arguments: [hash, now]) else { return nil }
+            return SessionGrant(app: row["app_id"], csrfToken: row["csrf"])
+        }
+    }
+
+    /// Ends a session (sign-out).
+    public func deleteSession(id: String) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM sessions WHERE hash = ?", arguments: [Self.hash(id)])
+        }
+    }
+
+    /// Forgets batch ids received before `cutoff` (at most `limit` of them), expired
+    /// sessions and keys whose grace period is over; returns how many batch ids went.
+    public func pruneAccessRecords(batchesReceivedBefore cutoff: Double, now: Double, limit: Int) async throws -> Int {
+        try await pool.write { db in
+            try db.execute(sql: """
+                DELETE FROM batches WHERE rowid IN (SELECT rowid FROM batches WHERE received_at < ? ORDER BY received_at LIMIT ?)
+                """, arguments: [cutoff, limit])
+            let batches = db.changesCount
+            try db.execute(sql: "DELETE FROM sessions WHERE expires_at <= ?", arguments: [now])
+            try db.execute(sql: "DELETE FROM keys WHERE expires_at IS NOT NULL AND expires_at <= ?", arguments: [now])
+            return batches
+        }
+    }
+
+    /// 192 random bits in hex, for session ids and CSRF tokens.
+    static func randomToken() -> String { AccessTokens.random() }
+}
