@@ -13,68 +13,31 @@ import json
 import os
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
-import urllib.parse
 import urllib.request
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHOTS = os.path.join(ROOT, "artifacts", "screenshots")
-failures = []
+from e2e_common import ROOT, Checks, make_driver, shot
+import e2e_common
 
-
-def check(condition, message):
-    print(("ok    " if condition else "FAIL  ") + message, flush=True)
-    if not condition:
-        failures.append(message)
+check = Checks()
+failures = check.failures
 
 
 def start_server(binary, work):
-    log = open(os.path.join(work, "serve.log"), "w+")
-    process = subprocess.Popen([binary, "serve", "--demo", "--db", os.path.join(work, "demo.sqlite"), "--port", "0"],
-                               stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.time() + 600
-    text = ""
-    while time.time() < deadline:
-        log.seek(0)
-        text = log.read()
-        if re.search(r"^read key: ", text, re.M):
-            break
-        if process.poll() is not None:
-            break
-        time.sleep(0.5)
-    url = re.search(r"http://127\.0\.0\.1:\d+", text)
+    """`framescope serve --demo` on a free loopback port; returns (process, URL, read key, ingest key)."""
+    process, url, text = e2e_common.start_server(
+        binary, work, ["--demo", "--db", os.path.join(work, "demo.sqlite"), "--port", "0"],
+        ready=r"^read key: ", timeout=600, name="browser test")
     key = re.search(r"^read key: (\S+)", text, re.M)
     ingest = re.search(r"^ingest key: (\S+)", text, re.M)
-    if not (url and key and ingest):
+    if not (key and ingest):
         process.kill()
         sys.exit("browser test: the collector did not start:\n" + text)
-    return process, url.group(0), key.group(1), ingest.group(1)
-
-
-def make_driver(width=1366, height=900):
-    options = webdriver.ChromeOptions()
-    options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-    for flag in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", f"--window-size={width},{height}"]:
-        options.add_argument(flag)
-    return webdriver.Chrome(service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")), options=options)
-
-
-def shot(driver, name):
-    os.makedirs(SHOTS, exist_ok=True)
-    height = driver.execute_script("return document.body.scrollHeight")
-    width = driver.execute_script("return window.innerWidth")
-    driver.set_window_size(max(width, 360), min(max(height + 120, 600), 6000))
-    path = os.path.join(SHOTS, name + ".png")
-    driver.save_screenshot(path)
-    print(f"      screenshot {os.path.relpath(path, ROOT)}", flush=True)
+    return process, url, key.group(1), ingest.group(1)
 
 
 def values(driver, selector, attribute="data-value"):

@@ -110,9 +110,10 @@ public final class SQLiteStore: CollectorStore {
                 """)
         }
         migrator.registerMigration("v2: rollup levels with per-visit statistics") { db in
-            for level in RollupLevel.allCases {
+            // Frozen: the table names as they were, not the live ones.
+            for table in ["rollups_hourly", "rollups_daily", "rollups_screen_hourly", "rollups_screen_daily"] {
                 try db.execute(sql: """
-                    CREATE TABLE \(tableName(level)) (
+                    CREATE TABLE \(table) (
                         app_id TEXT NOT NULL,
                         bucket INTEGER NOT NULL,
                         screen TEXT NOT NULL,
@@ -132,26 +133,8 @@ public final class SQLiteStore: CollectorStore {
             try db.execute(sql: "CREATE INDEX events_by_start ON events(started_at)")
         }
         migrator.registerMigration("v3: device sketches in rollups; v1 rollups carried over") { db in
-            for level in RollupLevel.allCases {
-                try db.execute(sql: "ALTER TABLE \(tableName(level)) ADD COLUMN devices BLOB")
-            }
-            // Carry v1's hourly rollups (JSON reports, no per-visit statistics) over.
-            let decoder = JSONDecoder()
-            var byApp: [String: [RollupKey: RollupValue]] = [:]
-            let rows = try Row.fetchCursor(db, sql: "SELECT * FROM rollups")
-            while let row = try rows.next() {
-                let key = RollupKey(bucketStart: row["hour"], screen: row["screen"], appVersion: row["app_version"], osVersion: row["os_version"],
-                                    deviceModel: row["device_model"], network: row["network"], lowPower: row["low_power"])
-                let report = try decoder.decode(FrameReport.self, from: Data((row["report"] as String).utf8))
-                let motion = try (row["motion"] as String?).map { try decoder.decode(FrameReport.self, from: Data($0.utf8)) }
-                byApp[row["app_id"], default: [:]][key] = RollupValue(visits: row["visits"], report: report, motion: motion, statistics: VisitStatistics())
-            }
-            for (app, values) in byApp {
-                for level in RollupLevel.allCases {
-                    for (key, value) in level.regroup(values) { try upsert(level, app: app, key: key, adding: value, db) }
-                }
-            }
-            try db.execute(sql: "DROP TABLE IF EXISTS rollups")
+            // Frozen code of its own (Migrations/MigrationV3.swift), streaming v1's rows.
+            try MigrationV3.run(db)
         }
         migrator.registerMigration("v4: event indexes that grow at their end") { db in
             // Indexed by exact start time, every new event landed at a random place among

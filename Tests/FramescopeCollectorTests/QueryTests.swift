@@ -289,30 +289,49 @@ struct QueryTests {
         #expect(try await ingestBatch(temporary.store, makeBatch(id: "old", count: 3, start: Self.day0)).duplicate)
     }
 
-    @Test("A v1 database is migrated: its hourly rollups reach every level")
+    @Test("A database built by the oldest schema (v1) upgrades: its hourly rollups reach every level with the same reports")
     func migrationFromV1() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("framescope-v1-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("v1.sqlite").path
-        let report = visitReport(seed: 3).whole
-        let reportText = String(decoding: try JSONEncoder().encode(report), as: UTF8.self)
+        let visit = visitReport(seed: 3)
+        let other = visitReport(seed: 4)
+        let rows: [(hour: Double, model: String, report: FrameReport, motion: FrameReport?)] = [
+            (0, "iPhone14,5", visit.whole, visit.motion), (3600, "iPhone14,5", other.whole, nil),
+            (3600, "iPhone15,2", visit.whole, visit.motion), (86_400, "iPhone14,5", other.whole, other.motion),
+        ]
+        @Sendable func json(_ report: FrameReport) throws -> String { String(decoding: try JSONEncoder().encode(report), as: UTF8.self) }
         do {
             let queue = try DatabaseQueue(path: path)
             try SQLiteStore.migrator.migrate(queue, upTo: "v1: apps, keys, batches, events, rollups")
             try await queue.write { db in
-                for hour in [0.0, 3600, 86_400] {
-                    try db.execute(sql: "INSERT INTO rollups VALUES ('shop', ?, 'Feed', '1.0', '18.1', 'iPhone14,5', 'wifi', 0, 2, ?, NULL)",
-                                   arguments: [Self.day0 + hour, reportText])
+                for row in rows {
+                    try db.execute(sql: "INSERT INTO rollups VALUES ('shop', ?, 'Feed', '1.0', '18.1', ?, 'wifi', 0, 2, ?, ?)",
+                                   arguments: [Self.day0 + row.hour, row.model, try json(row.report), try row.motion.map(json)])
                 }
             }
         }
+        // The reports as v1 stored them (JSON keeps whole nanoseconds only to a double's precision).
+        let decoder = JSONDecoder()
+        let stored = try rows.map { (try decoder.decode(FrameReport.self, from: Data(try json($0.report).utf8)),
+                                     try $0.motion.map { try decoder.decode(FrameReport.self, from: Data(try json($0).utf8)) }) }
         let store = try SQLiteStore(path: path)
+        // Whole days: the screen-daily level; a device filter: the daily level.
         let screens = try await store.screens(app: "shop", query: ScreenQuery(from: Self.day0, to: Self.day0 + 2 * 86_400))
-        #expect(screens.first?.visits == 6)
-        #expect(screens.first?.report.frames == 3 * report.frames)
+        #expect(screens.first?.visits == 8)
+        #expect(screens.first?.report == FrameReport.merged(stored.map(\.0)))
+        #expect(screens.first?.motion == FrameReport.merged(stored.compactMap(\.1)))
+        var filtered = ScreenQuery(from: Self.day0, to: Self.day0 + 2 * 86_400)
+        filtered.deviceModel = "iPhone14,5"
+        let byModel = try await store.screens(app: "shop", query: filtered)
+        #expect(byModel.first?.visits == 6)
+        #expect(byModel.first?.report == FrameReport.merged([stored[0].0, stored[1].0, stored[3].0]))
+        // Hours: the hourly levels.
         let hourly = try await store.aggregate(app: "shop", query: AggregateQuery(filter: ScreenQuery(from: Self.day0, to: Self.day0 + 7200), interval: .hour))
-        #expect(hourly.map(\.visits) == [2, 2])
+        #expect(hourly.map(\.visits) == [2, 4])
+        // The upgraded database takes new events as any other.
+        #expect(try await ingestBatch(store, makeBatch(id: "after", count: 1, start: Self.day0 + 600)).stored == 1)
     }
 }
 
