@@ -17,9 +17,10 @@ import Musl
 ///   journal is not synced per line: it survives the process being killed (the data is
 ///   in the kernel), and a power loss can lose its last lines.
 /// - **Batches** (`batch-<first>-<last>-<batchId>.json.gz`): the gzip body of one
-///   `POST /v1/events`, written to a temporary file, synced, then renamed, so a batch file
-///   is either whole or absent. Its name carries the visits' sequence numbers and the batch
-///   id, which stays the same across retries and restarts.
+///   `POST /v1/events`, written to a temporary file, synced, then renamed, and the folder
+///   synced after the rename, so a batch file is either whole or absent, and once sealed
+///   stays there through a power loss. Its name carries the visits' sequence numbers and
+///   the batch id, which stays the same across retries and restarts.
 /// - **Sealing** writes the batch file, then empties the journal. Killed in between, the
 ///   journal still holds visits that are in the batch: ``open()`` skips every line whose
 ///   sequence number is at most the highest one in a batch file, so no visit is sent twice.
@@ -55,6 +56,8 @@ final class DiskQueue {
     /// Sealed batches, oldest first.
     private(set) var batches: [Batch] = []
     private var nextSequence = 1
+    /// Syncs of the folder itself (after each rename), for tests and diagnostics.
+    private(set) var directorySyncs = 0
 
     init(directory: URL) {
         self.directory = directory
@@ -228,6 +231,22 @@ final class DiskQueue {
             try? FileManager.default.removeItem(at: temporary)
             throw Failure(description: "cannot rename to \(url.lastPathComponent): \(reason)")
         }
+        // The rename is in the folder's entries: until they are synced, a power loss can
+        // undo it even though the file's data is on disk.
+        try syncDirectory()
+    }
+
+    /// Syncs the folder's entries (`fsync` on the folder), so renames in it survive a power
+    /// loss. A file system that cannot sync folders (`EINVAL`) is not an error.
+    private func syncDirectory() throws(Failure) {
+        switch syncFolder(atPath: directory.path) {
+        case 0:
+            directorySyncs += 1
+        case EINVAL:
+            break
+        case let error:
+            throw Failure(description: "cannot sync the queue folder \(directory.path): \(String(cString: strerror(error)))")
+        }
     }
 
     /// Appends one journal line, `<sequence> <json>\n`, to `bytes`.
@@ -255,6 +274,15 @@ final class DiskQueue {
         let digits = String(value)
         return String(repeating: "0", count: max(0, 12 - digits.count)) + digits
     }
+}
+
+/// Syncs the folder at `path` (`open` and `fsync`); returns 0 or the `errno` that failed.
+/// A free function, so `open` and `close` are the system's, not ``DiskQueue``'s methods.
+private func syncFolder(atPath path: String) -> Int32 {
+    let descriptor = open(path, O_RDONLY | O_DIRECTORY)
+    guard descriptor >= 0 else { return errno }
+    defer { close(descriptor) }
+    return fsync(descriptor) == 0 ? 0 : errno
 }
 
 /// The part of a visit's JSON that proves a journal line is whole: it parses, and is an

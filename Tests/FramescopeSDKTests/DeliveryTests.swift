@@ -134,6 +134,20 @@ struct DeliveryTests {
         #expect(try Gzip.decompress(try #require(disk.body(of: batch))) == Array("[4]".utf8))
     }
 
+    @Test("Sealing a batch syncs the folder after its renames: the batch file's and the emptied journal's")
+    func sealingSyncsTheFolder() throws {
+        let folder = try TestFolder()
+        let disk = DiskQueue(directory: folder.url)
+        try disk.open()
+        for index in 1...3 {
+            _ = try disk.append(Array(#"{"screen":"S\#(index)"}"#.utf8))
+            let syncs = disk.directorySyncs
+            _ = try #require(try disk.seal(batchId: "b\(index)") { _ in Array("[]".utf8) })
+            #expect(disk.directorySyncs == syncs + 2)
+        }
+        #expect(folder.batchFiles.count == 3)
+    }
+
     @Test("Over its bound, the queue drops the oldest batches and counts their visits")
     func boundedQueue() async throws {
         let folder = try TestFolder()
