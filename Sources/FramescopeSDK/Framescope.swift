@@ -130,6 +130,9 @@ public final class Framescope {
         public var isSampled: Bool
         /// Visits closed, dropped for being short, and long pauses left out.
         public var tracker: ScreenTracker.Statistics
+        /// Of the visits the tracker dropped as short (``ScreenTracker/Statistics/visitsDropped``),
+        /// those sent nonetheless because they contain a hang.
+        public var shortVisitsKept: Int
         /// Hangs the watchdog saw.
         public var hangs: Int
         /// Batches, uploads, retries and drops.
@@ -156,6 +159,7 @@ public final class Framescope {
     private let delivery: DeliveryQueue
     private let messages: AsyncStream<PipelineMessage>
     private let continuation: AsyncStream<PipelineMessage>.Continuation
+    private let shortVisitsKept = Locked(0)
     private var isRunning = false
     private var isStopped = false
     private var pipelineTask: Task<Void, Never>?
@@ -207,7 +211,7 @@ public final class Framescope {
         let pipeline = VisitPipeline(
             delivery: delivery, sampler: sampler, hangLog: hangLog, deviceState: configuration.deviceState,
             settleNanoseconds: watchdog == nil ? 0 : nanoseconds(configuration.watchdogCheckInterval * 2.5), clock: clock,
-            notify: { [weak self] event in await self?.notify(event) })
+            shortVisitsKept: shortVisitsKept, notify: { [weak self] event in await self?.notify(event) })
         let messages = messages
         pipelineTask = Task.detached { await pipeline.run(messages) }
         if isSampled { watchdog?.start() }
@@ -220,11 +224,11 @@ public final class Framescope {
     }
 
     /// Closes the current visit and, with a name, starts one of that screen; hands the
-    /// closed visit (when it is to be sent) to the pipeline.
+    /// closed visit to the pipeline, which sends it (a short one only if it holds a hang).
     private func changeVisit(to screen: String?) {
         let outcome = screen.map { tracker.pointee.enter($0, now: clock.now(), unixTime: Date().timeIntervalSince1970) }
             ?? tracker.pointee.close(now: clock.now())
-        continuation.yield(.visitChanged(closed: outcome.flatMap(\.finished), started: screen != nil))
+        continuation.yield(.visitChanged(closed: outcome, started: screen != nil))
     }
 
     /// Records one display-refresh tick. Call it every refresh, from the main thread.
@@ -312,8 +316,8 @@ public final class Framescope {
 
     /// The tracker's, the watchdog's and the delivery's counters.
     public func statistics() async -> Statistics {
-        Statistics(isSampled: isSampled, tracker: tracker.pointee.statistics, hangs: watchdog?.statistics.hangs ?? 0,
-                   delivery: await delivery.currentStatistics)
+        Statistics(isSampled: isSampled, tracker: tracker.pointee.statistics, shortVisitsKept: shortVisitsKept.withLock { $0 },
+                   hangs: watchdog?.statistics.hangs ?? 0, delivery: await delivery.currentStatistics)
     }
 
     /// The current visit's report so far, for a live overlay; nil with no visit.
@@ -343,13 +347,5 @@ private final class TrackerStorage {
     deinit {
         pointer.deinitialize(count: 1)
         pointer.deallocate()
-    }
-}
-
-extension VisitOutcome {
-    /// The visit, when it is to be sent.
-    var finished: ClosedVisit? {
-        if case let .finished(visit) = self { return visit }
-        return nil
     }
 }
