@@ -22,7 +22,6 @@ public struct DeliveryConfiguration: Sendable, Hashable {
     public var maximumRetryDelay: Double
     /// How long one upload may take, in seconds (default 30 s).
     public var requestTimeout: Double
-
     /// Creates a configuration (see the properties for units and defaults).
     public init(directory: URL? = nil, maximumBatchEvents: Int = 100, maximumBatchBytes: Int = 256 * 1024,
                 maximumBatchAge: Double = 30, maximumQueueBytes: Int = 4 * 1024 * 1024,
@@ -68,15 +67,28 @@ public struct DeliveryStatistics: Sendable, Hashable {
     public var eventsAccepted = 0
     /// Visits the collector refused one by one (listed in its answer) in acknowledged batches.
     public var eventsRejected = 0
-    /// Batches refused as a whole with a 4xx other than 408 and 429; not retried.
+    /// Batches the collector refused as a whole, naming what is wrong with them (400, 413
+    /// or 422 with its JSON error); deleted, not retried. The reason is in ``lastError``.
     public var batchesRejected = 0
+    /// Visits in those refused batches.
+    public var eventsInRejectedBatches = 0
     /// Batches deleted unsent because the queue was over its bound or the file was damaged.
     public var batchesDropped = 0
     /// Visits in those dropped batches.
     public var eventsDropped = 0
+    /// What the collector says is wrong with the SDK's configuration or the path to the
+    /// collector, with what to check; nil until then, and again once the collector accepts
+    /// or judges a batch. Set by a 401 (the ingest key is unknown or revoked), 403 (the key
+    /// is not this app's), 404 or 410 (the URL is not the collector's), another 4xx that does
+    /// not name the batch, a 3xx, or a 2xx whose body is not the collector's answer. While it
+    /// is set, every batch stays queued (up to ``DeliveryConfiguration/maximumQueueBytes``,
+    /// the oldest dropped first) and is retried with backoff, so a fixed configuration (a
+    /// rotated key, a corrected URL) delivers them.
+    public var configurationError: String?
     /// Upload attempts, successful or not.
     public var uploadAttempts = 0
-    /// Attempts that failed and will be retried (network error, 408, 429, 5xx).
+    /// Attempts that failed and will be retried: a network error, 408, 429, 5xx, a wrong
+    /// configuration (``configurationError``).
     public var retries = 0
     /// The latest failure, for diagnostics.
     public var lastError: String?

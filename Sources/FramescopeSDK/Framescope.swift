@@ -61,13 +61,19 @@ public final class Framescope {
         /// thread when a visit is finished (default: unknown network, nominal, not low power;
         /// on Apple platforms see ``DeviceState/current``).
         public var deviceState: @Sendable () -> DeviceState
+        /// Receives one line, off the main thread, for each delivery problem a person should
+        /// see: the collector saying the configuration is wrong (when that begins, changes and
+        /// ends; see ``DeliveryStatistics/configurationError``), a batch refused. Pass it to
+        /// the app's logger (default: nil, nothing is logged).
+        public var log: (@Sendable (String) -> Void)?
 
         /// Creates a configuration; see the properties for units and defaults.
         public init(collector: URL, ingestKey: String, app: AppInfo, device: DeviceInfo, sessionSampleRate: Double = 1,
                     tracker: ScreenTracker.Configuration = ScreenTracker.Configuration(), watchdogEnabled: Bool = true,
                     watchdogCheckInterval: Double = 0.125, busyThreshold: Double = 0.034, resourceSampleInterval: Double? = 1,
                     delivery: DeliveryConfiguration = DeliveryConfiguration(),
-                    deviceState: @escaping @Sendable () -> DeviceState = { DeviceState() }) {
+                    deviceState: @escaping @Sendable () -> DeviceState = { DeviceState() },
+                    log: (@Sendable (String) -> Void)? = nil) {
             self.collector = collector
             self.ingestKey = ingestKey
             self.app = app
@@ -80,6 +86,7 @@ public final class Framescope {
             self.resourceSampleInterval = resourceSampleInterval
             self.delivery = delivery
             self.deviceState = deviceState
+            self.log = log
         }
 
         /// What is wrong with these values, naming the field, or nil when they are usable.
@@ -193,7 +200,7 @@ public final class Framescope {
         do {
             delivery = try DeliveryQueue(configuration: configuration.delivery, directory: directory,
                                          collector: configuration.collector, ingestKey: configuration.ingestKey,
-                                         app: configuration.app, device: configuration.device)
+                                         app: configuration.app, device: configuration.device, log: configuration.log)
         } catch {
             throw .queueUnavailable("\(error)")
         }
@@ -286,8 +293,11 @@ public final class Framescope {
     }
 
     /// Closes the current visit (a new one of the same screen begins), seals the batch being
-    /// filled and waits until the queue is delivered or `timeout` seconds have passed.
-    /// - Returns: Whether every queued visit was delivered (or refused by the collector).
+    /// filled and waits until the queue is delivered, `timeout` seconds have passed, or the
+    /// collector answers that the configuration is wrong
+    /// (``DeliveryStatistics/configurationError``; waiting would not help).
+    /// - Returns: Whether the queue is empty: every queued visit delivered, or refused
+    ///   (see ``statistics()`` for which).
     @discardableResult
     public func flush(timeout: Double = 30) async -> Bool {
         guard isRunning, !isStopped else { return false }
