@@ -130,6 +130,10 @@ struct FramescopeExample: AsyncParsableCommand {
             problems.append("the collector refused \(delivery.batchesRejected) batches (\(delivery.eventsInRejectedBatches) visits): "
                             + (delivery.lastError ?? ""))
         }
+        if delivery.batchesAbandoned > 0 {
+            problems.append("\(delivery.batchesAbandoned) batches (\(delivery.eventsAbandoned) visits) were abandoned after "
+                            + "failing too often")
+        }
         if delivery.batchesDropped > 0 {
             problems.append("\(delivery.batchesDropped) batches (\(delivery.eventsDropped) visits) were dropped from the full queue")
         }

@@ -45,7 +45,9 @@ extension DeliveryQueue {
         case misconfigured(String)
         /// Try again after a backoff, or after `retryAfter` seconds. `countsAgainstBatch`:
         /// whether the failure can be the batch's own fault (it reached the collector, or a
-        /// proxy in front of it, and failed there).
+        /// proxy in front of it, and failed there), and so counts toward
+        /// ``DeliveryConfiguration/attemptsBeforeMovingBack`` and
+        /// ``DeliveryConfiguration/maximumAttempts``.
         case retry(reason: String, retryAfter: Double?, countsAgainstBatch: Bool)
     }
 
@@ -108,6 +110,16 @@ extension DeliveryQueue {
         default:
             return .retry(reason: reason, retryAfter: nil, countsAgainstBatch: true)
         }
+    }
+
+    /// The batch to send next: the oldest of those that have failed fewer than
+    /// `attemptsBeforeMovingBack` times; when none has, the one with the fewest failures
+    /// (the oldest of those), so batches moved to the back take turns.
+    static func nextBatch(in batches: [DiskQueue.Batch], movingBackAfter attemptsBeforeMovingBack: Int) -> DiskQueue.Batch? {
+        func place(_ batch: DiskQueue.Batch) -> (Int, Int) {
+            (batch.attempts >= attemptsBeforeMovingBack ? batch.attempts : 0, batch.first)
+        }
+        return batches.min { place($0) < place($1) }
     }
 
     /// `Retry-After` as seconds from `now`: a number of seconds or an HTTP date (RFC 9110).

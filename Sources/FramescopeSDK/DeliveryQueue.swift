@@ -26,7 +26,11 @@ import FoundationNetworking
 ///     ``DeliveryConfiguration/maximumRetryDelay``, less a random part of up to half, so
 ///     devices that failed together do not retry together); on 429 and 503 a `Retry-After`
 ///     in seconds or as an HTTP date is obeyed instead (up to an hour).
-/// - **Order**: oldest first. The batch id is part of the file, so every
+/// - **Order**: oldest first. Failures that can be the batch's own fault are counted in its
+///   file name; after ``DeliveryConfiguration/attemptsBeforeMovingBack`` of them it moves
+///   behind the others, after ``DeliveryConfiguration/maximumAttempts`` it is deleted and
+///   counted in ``DeliveryStatistics/batchesAbandoned``, so a batch that crashes or stalls
+///   the collector cannot block the queue. The batch id is part of the file, so every
 ///   retry, in this process or after a restart, sends the same id and the collector counts
 ///   the batch once.
 /// - New batches do not cut a backoff short (that would hammer a collector that is down);
@@ -56,7 +60,7 @@ actor DeliveryQueue {
     /// Opens the queue in `directory` (recovering what an earlier process left there).
     /// - Parameter log: Receives one line for each delivery problem a person should see: a
     ///   wrong configuration (when it appears or changes, and when it is over), a batch
-    ///   refused.
+    ///   refused, moved back or abandoned.
     init(configuration: DeliveryConfiguration, directory: URL, collector: URL, ingestKey: String,
          app: AppInfo, device: DeviceInfo, log: (@Sendable (String) -> Void)? = nil) throws {
         self.configuration = configuration
@@ -117,7 +121,7 @@ actor DeliveryQueue {
     }
 
     /// Seals what is pending, retries at once, and waits until every batch is delivered
-    /// (or refused), `timeout` seconds have passed, or the collector answers
+    /// (or refused or abandoned), `timeout` seconds have passed, or the collector answers
     /// that the configuration is wrong (waiting would not help then).
     /// - Returns: Whether the queue is empty.
     func flush(timeout: Double) async -> Bool {
@@ -178,7 +182,7 @@ actor DeliveryQueue {
             scheduleAgeSeal(generation: sealGeneration)
         }
         while !isStopped {
-            guard let batch = disk.batches.first else {
+            guard let batch = Self.nextBatch(in: disk.batches, movingBackAfter: configuration.attemptsBeforeMovingBack) else {
                 await wait(seconds: nil, backingOff: false)
                 continue
             }
@@ -220,13 +224,38 @@ actor DeliveryQueue {
                 // The flushes learn now that waiting would not help.
                 resumeFlushes()
                 await wait(seconds: backoff(), backingOff: true)
-            case let .retry(reason, retryAfter, _):
+            case let .retry(reason, retryAfter, countsAgainstBatch):
                 failures += 1
                 statistics.retries += 1
                 statistics.lastError = reason
+                if countsAgainstBatch { countFailedAttempt(batch, reason: reason) }
                 await wait(seconds: retryAfter ?? backoff(), backingOff: true)
             }
             if disk.batches.isEmpty { resumeFlushes() }
+        }
+    }
+
+    /// Counts a failure against `batch`: it moves to the back after
+    /// ``DeliveryConfiguration/attemptsBeforeMovingBack`` of them and is deleted after
+    /// ``DeliveryConfiguration/maximumAttempts``.
+    private func countFailedAttempt(_ batch: DiskQueue.Batch, reason: String) {
+        let attempts: Int
+        do {
+            attempts = try disk.recordFailedAttempt(batch).attempts
+        } catch {
+            // Counted in memory only: the count will not survive a restart.
+            statistics.lastError = "\(error)"
+            attempts = disk.batches.first { $0.batchId == batch.batchId }?.attempts ?? batch.attempts + 1
+        }
+        if attempts >= configuration.maximumAttempts {
+            if let counted = disk.batches.first(where: { $0.batchId == batch.batchId }) { disk.remove(counted) }
+            statistics.batchesAbandoned += 1
+            statistics.eventsAbandoned += batch.events
+            report("batch \(batch.batchId) abandoned after \(attempts) failed attempts (the latest: \(reason)); "
+                   + "its \(batch.events) visits are deleted")
+        } else if attempts == configuration.attemptsBeforeMovingBack {
+            statistics.batchesMovedBack += 1
+            log?("batch \(batch.batchId) moved to the back of the queue after \(attempts) failed attempts (the latest: \(reason))")
         }
     }
 

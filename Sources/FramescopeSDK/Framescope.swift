@@ -63,8 +63,8 @@ public final class Framescope {
         public var deviceState: @Sendable () -> DeviceState
         /// Receives one line, off the main thread, for each delivery problem a person should
         /// see: the collector saying the configuration is wrong (when that begins, changes and
-        /// ends; see ``DeliveryStatistics/configurationError``), a batch refused. Pass it to
-        /// the app's logger (default: nil, nothing is logged).
+        /// ends; see ``DeliveryStatistics/configurationError``), a batch refused, moved back
+        /// or abandoned. Pass it to the app's logger (default: nil, nothing is logged).
         public var log: (@Sendable (String) -> Void)?
 
         /// Creates a configuration; see the properties for units and defaults.
@@ -296,8 +296,8 @@ public final class Framescope {
     /// filled and waits until the queue is delivered, `timeout` seconds have passed, or the
     /// collector answers that the configuration is wrong
     /// (``DeliveryStatistics/configurationError``; waiting would not help).
-    /// - Returns: Whether the queue is empty: every queued visit delivered, or refused
-    ///   (see ``statistics()`` for which).
+    /// - Returns: Whether the queue is empty: every queued visit delivered, or refused or
+    ///   abandoned (see ``statistics()`` for which).
     @discardableResult
     public func flush(timeout: Double = 30) async -> Bool {
         guard isRunning, !isStopped else { return false }

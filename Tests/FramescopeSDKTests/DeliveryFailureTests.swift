@@ -11,6 +11,35 @@ import Testing
 import FoundationNetworking
 #endif
 
+/// A collector stand-in that answers 500 to every batch holding a visit of the screen
+/// "Poison" (as a proxy does when the collector behind it crashes on that batch) and 202 to
+/// the others; it records each request's screens and status, in order.
+final class PoisonCollector: Sendable {
+    let seen = Locked<[(screens: [String], batchId: String, status: Int)]>([])
+
+    var application: some ApplicationProtocol {
+        let router = Router()
+        router.post("/v1/events") { [seen] request, _ -> Response in
+            let body = try await request.body.collect(upTo: 16 << 20)
+            let batch = try JSONDecoder().decode(EventBatch.self, from: Data(try Gzip.decompress(Array(buffer: body))))
+            let screens = batch.events.map(\.screen)
+            let poisoned = screens.contains("Poison")
+            seen.withLock { $0.append((screens, batch.batchId, poisoned ? 500 : 202)) }
+            if poisoned {
+                return Response(status: .internalServerError, body: .init(byteBuffer: ByteBuffer(string: "upstream crashed")))
+            }
+            let answer = #"{"batchId":"\#(batch.batchId)","accepted":\#(batch.events.count),"duplicate":false,"rejected":[]}"#
+            return Response(status: .accepted, body: .init(byteBuffer: ByteBuffer(string: answer)))
+        }
+        return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+    }
+
+    /// How many requests carried the poison batch.
+    var poisonAttempts: Int {
+        seen.withLock { $0.filter { $0.status == 500 }.count }
+    }
+}
+
 /// How a verdict sorts an answer, for comparing in tests.
 func kind(_ verdict: DeliveryQueue.Verdict) -> String {
     switch verdict {
@@ -21,7 +50,7 @@ func kind(_ verdict: DeliveryQueue.Verdict) -> String {
     }
 }
 
-@Suite("Delivery: a wrong configuration keeps the queue", .serialized)
+@Suite("Delivery: a wrong configuration keeps the queue; a bad batch cannot block it", .serialized)
 struct DeliveryFailureTests {
     // MARK: - Item 12: which answers delete a batch
 
@@ -99,7 +128,7 @@ struct DeliveryFailureTests {
             var statistics = await revoked.currentStatistics
             #expect(statistics.configurationError?.contains("HTTP 401") == true, "\(statistics.configurationError ?? "nil")")
             #expect(statistics.configurationError?.contains("revoked key") == true)
-            #expect(statistics.batchesRejected == 0 && statistics.batchesDelivered == 0)
+            #expect(statistics.batchesRejected == 0 && statistics.batchesAbandoned == 0 && statistics.batchesDelivered == 0)
             #expect(statistics.pendingBatches == 2)
             #expect(folder.batchFiles.count == 2)
             #expect(try await store.rawEventCount(app: "shop") == 0)
@@ -142,5 +171,113 @@ struct DeliveryFailureTests {
             #expect(statistics.configurationError == nil)
             #expect(folder.batchFiles.isEmpty)
         }
+    }
+
+    // MARK: - Item 13: a batch that keeps failing
+
+    @Test("A batch the collector keeps failing on moves behind the others after N attempts and is abandoned after M")
+    func poisonBatchMovesBackThenIsAbandoned() async throws {
+        let folder = try TestFolder()
+        let collector = PoisonCollector()
+        try await collector.application.test(.live) { client in
+            var configuration = quickDelivery(batchEvents: 1)
+            configuration.attemptsBeforeMovingBack = 2
+            configuration.maximumAttempts = 4
+            let queue = try DeliveryQueue(configuration: configuration, directory: folder.url,
+                                          collector: URL(string: "http://127.0.0.1:\(try #require(client.port))")!,
+                                          ingestKey: "fsi_test", app: testApp, device: testDevice)
+            try await withDelivery(queue) {
+                for (index, screen) in ["Poison", "Feed", "Search"].enumerated() {
+                    try await queue.append(sampleEvent(screen: screen, seed: UInt64(index + 1)))
+                }
+                #expect(await queue.flush(timeout: 20))
+            }
+            let order = collector.seen.withLock { $0.map { $0.screens.first ?? "" } }
+            #expect(order == ["Poison", "Poison", "Feed", "Search", "Poison", "Poison"])
+            let statistics = await queue.currentStatistics
+            #expect(statistics.batchesMovedBack == 1)
+            #expect(statistics.batchesAbandoned == 1)
+            #expect(statistics.eventsAbandoned == 1)
+            #expect(statistics.batchesDelivered == 2)
+            #expect(statistics.lastError?.contains("abandoned") == true, "\(statistics.lastError ?? "nil")")
+            #expect(folder.batchFiles.isEmpty)
+        }
+    }
+
+    @Test("Failed attempts survive a restart: the next process abandons the batch after the attempts left")
+    func attemptsSurviveRestart() async throws {
+        let folder = try TestFolder()
+        let collector = PoisonCollector()
+        try await collector.application.test(.live) { client in
+            let url = URL(string: "http://127.0.0.1:\(try #require(client.port))")!
+            var configuration = quickDelivery()
+            configuration.maximumAttempts = 1000
+            let first = try DeliveryQueue(configuration: configuration, directory: folder.url, collector: url,
+                                          ingestKey: "fsi_test", app: testApp, device: testDevice)
+            try await withDelivery(first) {
+                try await first.append(sampleEvent(screen: "Poison"))
+                #expect(await first.flush(timeout: 0.5) == false)
+            }
+            let attempts = collector.poisonAttempts
+            #expect(attempts >= 1)
+            #expect(folder.batchFiles.count == 1)
+            #expect(folder.batchFiles.first?.contains(".attempts-\(attempts).") == true, "\(folder.batchFiles)")
+
+            configuration.maximumAttempts = attempts + 1
+            configuration.attemptsBeforeMovingBack = attempts + 1
+            let second = try DeliveryQueue(configuration: configuration, directory: folder.url, collector: url,
+                                           ingestKey: "fsi_test", app: testApp, device: testDevice)
+            await withDelivery(second) {
+                #expect(await second.flush(timeout: 10))
+            }
+            #expect(collector.poisonAttempts == attempts + 1)
+            #expect(await second.currentStatistics.batchesAbandoned == 1)
+            #expect(folder.batchFiles.isEmpty)
+        }
+    }
+
+    @Test("The next batch: oldest first among those under N failures; behind them, the fewest failures first")
+    func nextBatchOrder() {
+        func batch(_ id: String, _ sequence: Int, attempts: Int) -> DiskQueue.Batch {
+            DiskQueue.Batch(url: URL(fileURLWithPath: "/q/\(id)"), batchId: id, first: sequence, last: sequence, bytes: 10,
+                            attempts: attempts)
+        }
+        let batches = [batch("a", 1, attempts: 6), batch("b", 2, attempts: 5), batch("c", 3, attempts: 4), batch("d", 4, attempts: 0)]
+        #expect(DeliveryQueue.nextBatch(in: batches, movingBackAfter: 5)?.batchId == "c")
+        #expect(DeliveryQueue.nextBatch(in: batches, movingBackAfter: 4)?.batchId == "d")
+        #expect(DeliveryQueue.nextBatch(in: Array(batches.prefix(2)), movingBackAfter: 5)?.batchId == "b")
+        #expect(DeliveryQueue.nextBatch(in: batches, movingBackAfter: 7)?.batchId == "a")
+        #expect(DeliveryQueue.nextBatch(in: [], movingBackAfter: 5) == nil)
+    }
+
+    @Test("Failed attempts live in the batch's file name and survive a reopen; counting one syncs the folder after the rename")
+    func attemptsInFileName() throws {
+        let folder = try TestFolder()
+        var disk = DiskQueue(directory: folder.url)
+        try disk.open()
+        var sealed: [DiskQueue.Batch] = []
+        for index in 1...3 {
+            _ = try disk.append(Array(#"{"screen":"S\#(index)"}"#.utf8))
+            sealed.append(try #require(try disk.seal(batchId: "b\(index)") { _ in Array("[]".utf8) }))
+        }
+        var first = sealed[0]
+        for _ in 0..<2 {
+            let syncs = disk.directorySyncs
+            first = try disk.recordFailedAttempt(first)
+            #expect(disk.directorySyncs == syncs + 1)
+        }
+        #expect(first.attempts == 2)
+        #expect(folder.batchFiles.first == "batch-000000000001-000000000001-b1.attempts-2.json.gz")
+        disk.close()
+
+        disk = DiskQueue(directory: folder.url)
+        try disk.open()
+        #expect(disk.batches.map(\.batchId) == ["b1", "b2", "b3"])
+        #expect(disk.batches.map(\.attempts) == [2, 0, 0])
+        #expect(try Gzip.decompress(try #require(disk.body(of: disk.batches[0]))) == Array("[]".utf8))
+        // Over the bound, the oldest visits go first, whatever their attempts.
+        let dropped = disk.dropOldest(toFit: disk.totalBytes - 1, keeping: nil)
+        #expect(dropped.map(\.batchId) == ["b1"])
+        #expect(folder.batchFiles.count == 2)
     }
 }

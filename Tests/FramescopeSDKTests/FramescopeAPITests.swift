@@ -171,6 +171,11 @@ extension RealThreadTests {
             bad.delivery.maximumBatchEvents = 5000
             #expect(bad.problem == "delivery: maximumBatchEvents must be 1–1000")
             bad = configuration(collector: URL(string: "http://127.0.0.1:9")!, key: "fsi_x", folder: folder)
+            bad.delivery.attemptsBeforeMovingBack = 30
+            #expect(bad.problem == "delivery: attemptsBeforeMovingBack must be 1–maximumAttempts (20)")
+            bad.delivery.maximumAttempts = 0
+            #expect(bad.problem == "delivery: maximumAttempts must be 1–1000")
+            bad = configuration(collector: URL(string: "http://127.0.0.1:9")!, key: "fsi_x", folder: folder)
             bad.tracker.longPause = -1
             #expect(bad.problem == "tracker: longPause must be a positive number of seconds")
         }
