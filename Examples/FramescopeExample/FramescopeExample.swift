@@ -9,8 +9,10 @@ import Foundation
 /// real, so the hang watchdog sees them; the other waits yield the main thread.
 ///
 /// It visits `--screens` screens for `--seconds` seconds in all, prints one line per visit
-/// once the visit is safe in the disk queue, flushes, and exits 0 once every visit is
-/// acknowledged by the collector (1 when the flush timed out).
+/// once the visit is safe in the disk queue, flushes, and exits 0 only when the collector
+/// accepted every visit; otherwise (a flush that timed out, a wrong configuration, a batch
+/// or visit refused, a visit lost) it says what on standard error and exits 1. Delivery
+/// problems are also logged to standard error as they happen.
 @main
 struct FramescopeExample: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -69,7 +71,8 @@ struct FramescopeExample: AsyncParsableCommand {
                                maxRefreshRate: 60, installationId: "example-\(seed)"),
             resourceSampleInterval: 0.5,
             delivery: DeliveryConfiguration(directory: directory, maximumBatchEvents: batchEvents, maximumBatchAge: 2,
-                                            initialRetryDelay: 0.2, maximumRetryDelay: 2))
+                                            initialRetryDelay: 0.2, maximumRetryDelay: 2),
+            log: { line in FileHandle.standardError.write(Data("framescope: \(line)\n".utf8)) })
         let framescope: Framescope
         do {
             framescope = try Framescope(configuration: configuration)
@@ -99,15 +102,45 @@ struct FramescopeExample: AsyncParsableCommand {
         let statistics = await framescope.statistics()
         await framescope.stop()
         let delivery = statistics.delivery
-        print("delivered: \(delivered ? "all" : "not all"); visits stored \(stored), accepted by the collector "
+        let problems = Self.problems(delivery, emptied: delivered, timeout: timeout)
+        print("delivered: \(problems.isEmpty ? "all" : "not all"); visits stored \(stored), accepted by the collector "
               + "\(delivery.eventsAccepted), rejected \(delivery.eventsRejected); batches \(delivery.batchesDelivered) "
               + "(\(delivery.batchesDuplicate) duplicate), retries \(delivery.retries), hangs \(statistics.hangs)")
-        if !delivered {
-            let message = "FramescopeExample: not every visit was acknowledged within \(timeout) s; "
-                + "last error: \(delivery.lastError ?? "none"); the rest stays queued in \(directory.path)\n"
+        if !problems.isEmpty {
+            var message = "FramescopeExample: not every visit was accepted by the collector:\n"
+            for problem in problems { message += "  - \(problem)\n" }
+            if delivery.pendingBatches > 0 { message += "  what was not sent stays queued in \(directory.path)\n" }
             FileHandle.standardError.write(Data(message.utf8))
             throw ExitCode(1)
         }
+    }
+
+    /// Why not every visit was accepted, one line each; empty when all were.
+    /// - Parameter emptied: Whether the flush emptied the queue.
+    static func problems(_ delivery: DeliveryStatistics, emptied: Bool, timeout: Double) -> [String] {
+        var problems: [String] = []
+        if let error = delivery.configurationError {
+            problems.append("the collector says the configuration is wrong: \(error)")
+        } else if !emptied {
+            problems.append("\(delivery.pendingBatches) batches were not delivered within \(timeout) s "
+                            + "(last error: \(delivery.lastError ?? "none"))")
+        }
+        if delivery.eventsRejected > 0 { problems.append("the collector rejected \(delivery.eventsRejected) visits") }
+        if delivery.batchesRejected > 0 {
+            problems.append("the collector refused \(delivery.batchesRejected) batches (\(delivery.eventsInRejectedBatches) visits): "
+                            + (delivery.lastError ?? ""))
+        }
+        if delivery.batchesAbandoned > 0 {
+            problems.append("\(delivery.batchesAbandoned) batches (\(delivery.eventsAbandoned) visits) were abandoned after "
+                            + "failing too often")
+        }
+        if delivery.batchesDropped > 0 {
+            problems.append("\(delivery.batchesDropped) batches (\(delivery.eventsDropped) visits) were dropped from the full queue")
+        }
+        if delivery.eventsLost > 0 {
+            problems.append("\(delivery.eventsLost) visits could not be written to the disk queue: \(delivery.lastError ?? "")")
+        }
+        return problems
     }
 
     /// Plays one visit's simulated ticks in real time on the main actor.

@@ -5,19 +5,32 @@ import FoundationNetworking
 #endif
 
 /// Batches finished visits, keeps them in a ``DiskQueue`` and uploads them to the
-/// collector's `POST /v1/events`, one batch at a time, oldest first.
+/// collector's `POST /v1/events`, one batch at a time.
 ///
 /// - **Batching**: a batch is sealed when it reaches ``DeliveryConfiguration/maximumBatchEvents``
 ///   visits or ``DeliveryConfiguration/maximumBatchBytes`` bytes, when its oldest visit is
 ///   ``DeliveryConfiguration/maximumBatchAge`` old, and on ``flush(timeout:)``.
 /// - **Uploads** are gzip JSON with the ingest key, `Content-Encoding: gzip`, and the
-///   reports in their compact binary form. A 2xx deletes the batch. A network error, 408,
-///   429 or 5xx is retried with exponential backoff (``DeliveryConfiguration/initialRetryDelay``
-///   doubling up to ``DeliveryConfiguration/maximumRetryDelay``, less a random part of up to
-///   half, so devices that failed together do not retry together); on 429 and 503 a
-///   `Retry-After` in seconds or as an HTTP date is obeyed instead (up to an hour). Any
-///   other 4xx means the batch can never be accepted: it is deleted and counted in
-///   ``DeliveryStatistics/batchesRejected``. The batch id is part of the file, so every
+///   reports in their compact binary form. What each answer does (``verdict(status:retryAfter:body:batchId:now:maximumRetryAfter:)``):
+///   - a 2xx with the collector's answer naming the batch deletes it; a 2xx with any other
+///     body is not a delivery;
+///   - a 400, 413 or 422 with the collector's JSON error says the batch itself is bad: it is
+///     deleted and counted in ``DeliveryStatistics/batchesRejected``;
+///   - a 401, 403, 404, 410, any other 4xx, a 3xx, or that unreadable 2xx says the
+///     configuration or the path is wrong: every batch is kept (up to
+///     ``DeliveryConfiguration/maximumQueueBytes``, the oldest dropped first), uploads back
+///     off, ``DeliveryStatistics/configurationError`` and the log say what to check, and a
+///     ``flush(timeout:)`` returns false at once;
+///   - a network error, 408, 429 or 5xx is retried with exponential backoff
+///     (``DeliveryConfiguration/initialRetryDelay`` doubling up to
+///     ``DeliveryConfiguration/maximumRetryDelay``, less a random part of up to half, so
+///     devices that failed together do not retry together); on 429 and 503 a `Retry-After`
+///     in seconds or as an HTTP date is obeyed instead (up to an hour).
+/// - **Order**: oldest first. Failures that can be the batch's own fault are counted in its
+///   file name; after ``DeliveryConfiguration/attemptsBeforeMovingBack`` of them it moves
+///   behind the others, after ``DeliveryConfiguration/maximumAttempts`` it is deleted and
+///   counted in ``DeliveryStatistics/batchesAbandoned``, so a batch that crashes or stalls
+///   the collector cannot block the queue. The batch id is part of the file, so every
 ///   retry, in this process or after a restart, sends the same id and the collector counts
 ///   the batch once.
 /// - New batches do not cut a backoff short (that would hammer a collector that is down);
@@ -30,6 +43,7 @@ actor DeliveryQueue {
     private let session: URLSession
     private let disk: DiskQueue
     private let eventEncoder: JSONEncoder
+    private let log: (@Sendable (String) -> Void)?
     private var statistics = DeliveryStatistics()
 
     private var failures = 0
@@ -44,9 +58,13 @@ actor DeliveryQueue {
     private var flushWaiters: [(id: Int, continuation: CheckedContinuation<Bool, Never>)] = []
 
     /// Opens the queue in `directory` (recovering what an earlier process left there).
+    /// - Parameter log: Receives one line for each delivery problem a person should see: a
+    ///   wrong configuration (when it appears or changes, and when it is over), a batch
+    ///   refused, moved back or abandoned.
     init(configuration: DeliveryConfiguration, directory: URL, collector: URL, ingestKey: String,
-         app: AppInfo, device: DeviceInfo) throws {
+         app: AppInfo, device: DeviceInfo, log: (@Sendable (String) -> Void)? = nil) throws {
         self.configuration = configuration
+        self.log = log
         endpoint = collector.appendingPathComponent("v1").appendingPathComponent("events")
         self.ingestKey = ingestKey
         let encoder = JSONEncoder()
@@ -103,7 +121,8 @@ actor DeliveryQueue {
     }
 
     /// Seals what is pending, retries at once, and waits until every batch is delivered
-    /// (or refused) or `timeout` seconds have passed.
+    /// (or refused or abandoned), `timeout` seconds have passed, or the collector answers
+    /// that the configuration is wrong (waiting would not help then).
     /// - Returns: Whether the queue is empty.
     func flush(timeout: Double) async -> Bool {
         do { try seal() } catch { statistics.lastError = "\(error)" }
@@ -163,7 +182,7 @@ actor DeliveryQueue {
             scheduleAgeSeal(generation: sealGeneration)
         }
         while !isStopped {
-            guard let batch = disk.batches.first else {
+            guard let batch = Self.nextBatch(in: disk.batches, movingBackAfter: configuration.attemptsBeforeMovingBack) else {
                 await wait(seconds: nil, backingOff: false)
                 continue
             }
@@ -175,7 +194,7 @@ actor DeliveryQueue {
                 continue
             }
             inFlight = batch.url
-            let verdict = await upload(body)
+            let verdict = await upload(body, batchId: batch.batchId)
             inFlight = nil
             statistics.uploadAttempts += 1
             switch verdict {
@@ -186,19 +205,71 @@ actor DeliveryQueue {
                 statistics.eventsAccepted += answer.accepted
                 statistics.eventsRejected += answer.rejected?.count ?? 0
                 if answer.duplicate { statistics.batchesDuplicate += 1 }
+                configurationWorks()
             case let .refused(status, message):
                 failures = 0
                 disk.remove(batch)
                 statistics.batchesRejected += 1
-                statistics.lastError = "HTTP \(status): \(message)"
-            case let .retry(reason, retryAfter):
+                statistics.eventsInRejectedBatches += batch.events
+                report("HTTP \(status): the collector refused batch \(batch.batchId); its \(batch.events) visits are deleted: \(message)")
+                configurationWorks()
+            case let .misconfigured(reason):
                 failures += 1
                 statistics.retries += 1
                 statistics.lastError = reason
+                if statistics.configurationError != reason {
+                    log?("\(reason) (every batch is kept and retried with backoff)")
+                }
+                statistics.configurationError = reason
+                // The flushes learn now that waiting would not help.
+                resumeFlushes()
+                await wait(seconds: backoff(), backingOff: true)
+            case let .retry(reason, retryAfter, countsAgainstBatch):
+                failures += 1
+                statistics.retries += 1
+                statistics.lastError = reason
+                if countsAgainstBatch { countFailedAttempt(batch, reason: reason) }
                 await wait(seconds: retryAfter ?? backoff(), backingOff: true)
             }
             if disk.batches.isEmpty { resumeFlushes() }
         }
+    }
+
+    /// Counts a failure against `batch`: it moves to the back after
+    /// ``DeliveryConfiguration/attemptsBeforeMovingBack`` of them and is deleted after
+    /// ``DeliveryConfiguration/maximumAttempts``.
+    private func countFailedAttempt(_ batch: DiskQueue.Batch, reason: String) {
+        let attempts: Int
+        do {
+            attempts = try disk.recordFailedAttempt(batch).attempts
+        } catch {
+            // Counted in memory only: the count will not survive a restart.
+            statistics.lastError = "\(error)"
+            attempts = disk.batches.first { $0.batchId == batch.batchId }?.attempts ?? batch.attempts + 1
+        }
+        if attempts >= configuration.maximumAttempts {
+            if let counted = disk.batches.first(where: { $0.batchId == batch.batchId }) { disk.remove(counted) }
+            statistics.batchesAbandoned += 1
+            statistics.eventsAbandoned += batch.events
+            report("batch \(batch.batchId) abandoned after \(attempts) failed attempts (the latest: \(reason)); "
+                   + "its \(batch.events) visits are deleted")
+        } else if attempts == configuration.attemptsBeforeMovingBack {
+            statistics.batchesMovedBack += 1
+            log?("batch \(batch.batchId) moved to the back of the queue after \(attempts) failed attempts (the latest: \(reason))")
+        }
+    }
+
+    /// The collector took or judged a batch: the key and the path work.
+    private func configurationWorks() {
+        guard statistics.configurationError != nil else { return }
+        statistics.configurationError = nil
+        log?("the collector accepts uploads again")
+    }
+
+    /// Records `message` as the latest error and logs it.
+    private func report(_ message: String) {
+        statistics.lastError = message
+        log?(message)
     }
 
     /// The wait after the `failures`-th failure in a row: `initial × 2^(failures − 1)`,
@@ -211,23 +282,7 @@ actor DeliveryQueue {
 
     // MARK: - HTTP
 
-    /// The collector's answer to an accepted batch.
-    struct Answer: Decodable, Sendable {
-        var accepted: Int
-        var duplicate: Bool
-        var rejected: [Rejected]?
-        struct Rejected: Decodable, Sendable {
-            var index: Int
-        }
-    }
-
-    enum Verdict: Sendable {
-        case delivered(Answer)
-        case refused(status: Int, message: String)
-        case retry(reason: String, retryAfter: Double?)
-    }
-
-    private func upload(_ body: [UInt8]) async -> Verdict {
+    private func upload(_ body: [UInt8], batchId: String) async -> Verdict {
         var request = URLRequest(url: endpoint, timeoutInterval: configuration.requestTimeout)
         request.httpMethod = "POST"
         request.setValue("Bearer \(ingestKey)", forHTTPHeaderField: "Authorization")
@@ -238,42 +293,13 @@ actor DeliveryQueue {
         do {
             (data, response) = try await session.upload(for: request, from: Data(body))
         } catch {
-            return .retry(reason: "network: \(error.localizedDescription)", retryAfter: nil)
+            return Self.verdict(for: error)
         }
         guard let http = response as? HTTPURLResponse else {
-            return .retry(reason: "no HTTP response", retryAfter: nil)
+            return .retry(reason: "no HTTP response", retryAfter: nil, countsAgainstBatch: false)
         }
         return Self.verdict(status: http.statusCode, retryAfter: http.value(forHTTPHeaderField: "Retry-After"),
-                            body: data, now: Date(), maximumRetryAfter: 3600)
-    }
-
-    /// What an HTTP answer means for the batch.
-    static func verdict(status: Int, retryAfter: String?, body: Data, now: Date, maximumRetryAfter: Double) -> Verdict {
-        switch status {
-        case 200..<300:
-            guard let answer = try? JSONDecoder().decode(Answer.self, from: body) else {
-                // Stored, but the answer is unreadable: count the batch, not its events.
-                return .delivered(Answer(accepted: 0, duplicate: false, rejected: nil))
-            }
-            return .delivered(answer)
-        case 408, 429, 500..<600:
-            let wait = (status == 429 || status == 503) ? retryAfter.flatMap { parseRetryAfter($0, now: now) } : nil
-            return .retry(reason: "HTTP \(status)", retryAfter: wait.map { min($0, maximumRetryAfter) })
-        default:
-            return .refused(status: status, message: String(decoding: body.prefix(500), as: UTF8.self))
-        }
-    }
-
-    /// `Retry-After` as seconds from `now`: a number of seconds or an HTTP date (RFC 9110).
-    static func parseRetryAfter(_ value: String, now: Date) -> Double? {
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Int(trimmed), seconds >= 0 { return Double(seconds) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: trimmed) else { return nil }
-        return max(0, date.timeIntervalSince(now))
+                            body: data, batchId: batchId, now: Date(), maximumRetryAfter: 3600)
     }
 
     /// The upload body: the envelope around the events' JSON, spliced without re-encoding.

@@ -17,9 +17,12 @@ import Musl
 ///   journal is not synced per line: it survives the process being killed (the data is
 ///   in the kernel), and a power loss can lose its last lines.
 /// - **Batches** (`batch-<first>-<last>-<batchId>.json.gz`): the gzip body of one
-///   `POST /v1/events`, written to a temporary file, synced, then renamed, so a batch file
-///   is either whole or absent. Its name carries the visits' sequence numbers and the batch
-///   id, which stays the same across retries and restarts.
+///   `POST /v1/events`, written to a temporary file, synced, then renamed, and the folder
+///   synced after the rename, so a batch file is either whole or absent, and once sealed
+///   stays there through a power loss. Its name carries the visits' sequence numbers and
+///   the batch id, which stays the same across retries and restarts, and, once an upload
+///   has failed in a way that counts against the batch, the failures:
+///   `batch-<first>-<last>-<batchId>.attempts-<n>.json.gz` (renamed, folder synced).
 /// - **Sealing** writes the batch file, then empties the journal. Killed in between, the
 ///   journal still holds visits that are in the batch: ``open()`` skips every line whose
 ///   sequence number is at most the highest one in a batch file, so no visit is sent twice.
@@ -37,6 +40,8 @@ final class DiskQueue {
         var last: Int
         /// Its size, in bytes.
         var bytes: Int
+        /// Failed uploads counted against it (kept in the file name).
+        var attempts = 0
         /// How many visits it holds.
         var events: Int { last - first + 1 }
     }
@@ -55,6 +60,8 @@ final class DiskQueue {
     /// Sealed batches, oldest first.
     private(set) var batches: [Batch] = []
     private var nextSequence = 1
+    /// Syncs of the folder itself (after each rename), for tests and diagnostics.
+    private(set) var directorySyncs = 0
 
     init(directory: URL) {
         self.directory = directory
@@ -149,7 +156,7 @@ final class DiskQueue {
         } catch {
             throw Failure(description: "cannot compress a batch: \(error)")
         }
-        let name = "batch-\(Self.padded(first))-\(Self.padded(last))-\(batchId).json.gz"
+        let name = Self.batchName(first: first, last: last, batchId: batchId, attempts: 0)
         let url = directory.appendingPathComponent(name)
         try writeAtomically(compressed, to: url)
         let batch = Batch(url: url, batchId: batchId, first: first, last: last, bytes: compressed.count)
@@ -162,6 +169,27 @@ final class DiskQueue {
     /// The body of a batch, or nil when its file is gone or unreadable.
     func body(of batch: Batch) -> [UInt8]? {
         FileManager.default.contents(atPath: batch.url.path).map { [UInt8]($0) }
+    }
+
+    /// Counts one more failed upload against `batch`: renames its file to carry the count
+    /// and syncs the folder.
+    /// - Returns: The batch as it is now.
+    /// - Throws: ``Failure`` when the file cannot be renamed (the count is then kept in
+    ///   memory only, and lost at a restart) or the folder cannot be synced.
+    @discardableResult
+    func recordFailedAttempt(_ batch: Batch) throws(Failure) -> Batch {
+        guard let index = batches.firstIndex(where: { $0.url == batch.url }) else { return batch }
+        batches[index].attempts += 1
+        let counted = batches[index]
+        let url = directory.appendingPathComponent(
+            Self.batchName(first: counted.first, last: counted.last, batchId: counted.batchId, attempts: counted.attempts))
+        guard rename(counted.url.path, url.path) == 0 else {
+            throw Failure(description: "cannot rename \(counted.url.lastPathComponent) to count a failed upload: "
+                          + String(cString: strerror(errno)))
+        }
+        batches[index].url = url
+        try syncDirectory()
+        return batches[index]
     }
 
     /// Deletes a batch (delivered, refused or dropped).
@@ -228,6 +256,22 @@ final class DiskQueue {
             try? FileManager.default.removeItem(at: temporary)
             throw Failure(description: "cannot rename to \(url.lastPathComponent): \(reason)")
         }
+        // The rename is in the folder's entries: until they are synced, a power loss can
+        // undo it even though the file's data is on disk.
+        try syncDirectory()
+    }
+
+    /// Syncs the folder's entries (`fsync` on the folder), so renames in it survive a power
+    /// loss. A file system that cannot sync folders (`EINVAL`) is not an error.
+    private func syncDirectory() throws(Failure) {
+        switch syncFolder(atPath: directory.path) {
+        case 0:
+            directorySyncs += 1
+        case EINVAL:
+            break
+        case let error:
+            throw Failure(description: "cannot sync the queue folder \(directory.path): \(String(cString: strerror(error)))")
+        }
     }
 
     /// Appends one journal line, `<sequence> <json>\n`, to `bytes`.
@@ -238,16 +282,35 @@ final class DiskQueue {
         bytes.append(UInt8(ascii: "\n"))
     }
 
-    /// `batch-<first>-<last>-<id>.json.gz` back to a ``Batch``.
+    /// A batch's file name: `batch-<first>-<last>-<id>.json.gz`, with `.attempts-<n>` before
+    /// `.json.gz` once uploads have failed against it.
+    static func batchName(first: Int, last: Int, batchId: String, attempts: Int) -> String {
+        let counted = attempts > 0 ? ".attempts-\(attempts)" : ""
+        return "batch-\(padded(first))-\(padded(last))-\(batchId)\(counted).json.gz"
+    }
+
+    /// A batch's file name back to a ``Batch`` (see ``batchName(first:last:batchId:attempts:)``).
     static func parseBatchName(_ name: String, url: URL) -> Batch? {
         guard name.hasPrefix("batch-"), name.hasSuffix(".json.gz") else { return nil }
         let core = name.dropFirst("batch-".count).dropLast(".json.gz".count)
         let parts = core.split(separator: "-", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3, let first = Int(parts[0]), let last = Int(parts[1]), first <= last, !parts[2].isEmpty else {
+        guard parts.count == 3, let first = Int(parts[0]), let last = Int(parts[1]), first <= last else { return nil }
+        // Batch ids are letters, digits, '-' and '_': a dot starts the attempts.
+        let idAndAttempts = parts[2].split(separator: ".", omittingEmptySubsequences: false)
+        var attempts = 0
+        switch idAndAttempts.count {
+        case 1:
+            break
+        case 2:
+            guard idAndAttempts[1].hasPrefix("attempts-"), let counted = Int(idAndAttempts[1].dropFirst("attempts-".count)),
+                  counted >= 0 else { return nil }
+            attempts = counted
+        default:
             return nil
         }
+        guard !idAndAttempts[0].isEmpty else { return nil }
         let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
-        return Batch(url: url, batchId: String(parts[2]), first: first, last: last, bytes: size)
+        return Batch(url: url, batchId: String(idAndAttempts[0]), first: first, last: last, bytes: size, attempts: attempts)
     }
 
     /// A sequence number with leading zeros, so names sort in order.
@@ -255,6 +318,15 @@ final class DiskQueue {
         let digits = String(value)
         return String(repeating: "0", count: max(0, 12 - digits.count)) + digits
     }
+}
+
+/// Syncs the folder at `path` (`open` and `fsync`); returns 0 or the `errno` that failed.
+/// A free function, so `open` and `close` are the system's, not ``DiskQueue``'s methods.
+private func syncFolder(atPath path: String) -> Int32 {
+    let descriptor = open(path, O_RDONLY | O_DIRECTORY)
+    guard descriptor >= 0 else { return errno }
+    defer { close(descriptor) }
+    return fsync(descriptor) == 0 ? 0 : errno
 }
 
 /// The part of a visit's JSON that proves a journal line is whole: it parses, and is an

@@ -61,13 +61,19 @@ public final class Framescope {
         /// thread when a visit is finished (default: unknown network, nominal, not low power;
         /// on Apple platforms see ``DeviceState/current``).
         public var deviceState: @Sendable () -> DeviceState
+        /// Receives one line, off the main thread, for each delivery problem a person should
+        /// see: the collector saying the configuration is wrong (when that begins, changes and
+        /// ends; see ``DeliveryStatistics/configurationError``), a batch refused, moved back
+        /// or abandoned. Pass it to the app's logger (default: nil, nothing is logged).
+        public var log: (@Sendable (String) -> Void)?
 
         /// Creates a configuration; see the properties for units and defaults.
         public init(collector: URL, ingestKey: String, app: AppInfo, device: DeviceInfo, sessionSampleRate: Double = 1,
                     tracker: ScreenTracker.Configuration = ScreenTracker.Configuration(), watchdogEnabled: Bool = true,
                     watchdogCheckInterval: Double = 0.125, busyThreshold: Double = 0.034, resourceSampleInterval: Double? = 1,
                     delivery: DeliveryConfiguration = DeliveryConfiguration(),
-                    deviceState: @escaping @Sendable () -> DeviceState = { DeviceState() }) {
+                    deviceState: @escaping @Sendable () -> DeviceState = { DeviceState() },
+                    log: (@Sendable (String) -> Void)? = nil) {
             self.collector = collector
             self.ingestKey = ingestKey
             self.app = app
@@ -80,6 +86,7 @@ public final class Framescope {
             self.resourceSampleInterval = resourceSampleInterval
             self.delivery = delivery
             self.deviceState = deviceState
+            self.log = log
         }
 
         /// What is wrong with these values, naming the field, or nil when they are usable.
@@ -130,6 +137,9 @@ public final class Framescope {
         public var isSampled: Bool
         /// Visits closed, dropped for being short, and long pauses left out.
         public var tracker: ScreenTracker.Statistics
+        /// Of the visits the tracker dropped as short (``ScreenTracker/Statistics/visitsDropped``),
+        /// those sent nonetheless because they contain a hang.
+        public var shortVisitsKept: Int
         /// Hangs the watchdog saw.
         public var hangs: Int
         /// Batches, uploads, retries and drops.
@@ -156,6 +166,7 @@ public final class Framescope {
     private let delivery: DeliveryQueue
     private let messages: AsyncStream<PipelineMessage>
     private let continuation: AsyncStream<PipelineMessage>.Continuation
+    private let shortVisitsKept = Locked(0)
     private var isRunning = false
     private var isStopped = false
     private var pipelineTask: Task<Void, Never>?
@@ -189,7 +200,7 @@ public final class Framescope {
         do {
             delivery = try DeliveryQueue(configuration: configuration.delivery, directory: directory,
                                          collector: configuration.collector, ingestKey: configuration.ingestKey,
-                                         app: configuration.app, device: configuration.device)
+                                         app: configuration.app, device: configuration.device, log: configuration.log)
         } catch {
             throw .queueUnavailable("\(error)")
         }
@@ -207,7 +218,7 @@ public final class Framescope {
         let pipeline = VisitPipeline(
             delivery: delivery, sampler: sampler, hangLog: hangLog, deviceState: configuration.deviceState,
             settleNanoseconds: watchdog == nil ? 0 : nanoseconds(configuration.watchdogCheckInterval * 2.5), clock: clock,
-            notify: { [weak self] event in await self?.notify(event) })
+            shortVisitsKept: shortVisitsKept, notify: { [weak self] event in await self?.notify(event) })
         let messages = messages
         pipelineTask = Task.detached { await pipeline.run(messages) }
         if isSampled { watchdog?.start() }
@@ -220,11 +231,11 @@ public final class Framescope {
     }
 
     /// Closes the current visit and, with a name, starts one of that screen; hands the
-    /// closed visit (when it is to be sent) to the pipeline.
+    /// closed visit to the pipeline, which sends it (a short one only if it holds a hang).
     private func changeVisit(to screen: String?) {
         let outcome = screen.map { tracker.pointee.enter($0, now: clock.now(), unixTime: Date().timeIntervalSince1970) }
             ?? tracker.pointee.close(now: clock.now())
-        continuation.yield(.visitChanged(closed: outcome.flatMap(\.finished), started: screen != nil))
+        continuation.yield(.visitChanged(closed: outcome, started: screen != nil))
     }
 
     /// Records one display-refresh tick. Call it every refresh, from the main thread.
@@ -282,8 +293,11 @@ public final class Framescope {
     }
 
     /// Closes the current visit (a new one of the same screen begins), seals the batch being
-    /// filled and waits until the queue is delivered or `timeout` seconds have passed.
-    /// - Returns: Whether every queued visit was delivered (or refused by the collector).
+    /// filled and waits until the queue is delivered, `timeout` seconds have passed, or the
+    /// collector answers that the configuration is wrong
+    /// (``DeliveryStatistics/configurationError``; waiting would not help).
+    /// - Returns: Whether the queue is empty: every queued visit delivered, or refused or
+    ///   abandoned (see ``statistics()`` for which).
     @discardableResult
     public func flush(timeout: Double = 30) async -> Bool {
         guard isRunning, !isStopped else { return false }
@@ -312,8 +326,8 @@ public final class Framescope {
 
     /// The tracker's, the watchdog's and the delivery's counters.
     public func statistics() async -> Statistics {
-        Statistics(isSampled: isSampled, tracker: tracker.pointee.statistics, hangs: watchdog?.statistics.hangs ?? 0,
-                   delivery: await delivery.currentStatistics)
+        Statistics(isSampled: isSampled, tracker: tracker.pointee.statistics, shortVisitsKept: shortVisitsKept.withLock { $0 },
+                   hangs: watchdog?.statistics.hangs ?? 0, delivery: await delivery.currentStatistics)
     }
 
     /// The current visit's report so far, for a live overlay; nil with no visit.
@@ -343,85 +357,5 @@ private final class TrackerStorage {
     deinit {
         pointer.deinitialize(count: 1)
         pointer.deallocate()
-    }
-}
-
-extension VisitOutcome {
-    /// The visit, when it is to be sent.
-    var finished: ClosedVisit? {
-        if case let .finished(visit) = self { return visit }
-        return nil
-    }
-}
-
-/// What the main actor hands the pipeline.
-enum PipelineMessage: Sendable {
-    /// A visit closed (nil: none, or it was dropped) and, if `started`, another began.
-    case visitChanged(closed: ClosedVisit?, started: Bool)
-    /// Deliver everything queued, then resume `done` with whether the queue is empty.
-    case flush(timeout: Double, done: CheckedContinuation<Bool, Never>)
-}
-
-/// The hangs the watchdog saw, kept until the pipeline assigns them to visits.
-final class HangLog: Sendable {
-    private let hangs = Locked<[Hang]>([])
-    /// Most hangs kept; older ones are dropped first (a visit rarely has more than a few).
-    static let capacity = 512
-
-    /// Records a hang once it has ended (its duration is then final).
-    func record(_ event: HangEvent) {
-        guard case let .ended(hang, _) = event else { return }
-        hangs.withLock { hangs in
-            if hangs.count >= Self.capacity { hangs.removeFirst(hangs.count - Self.capacity + 1) }
-            hangs.append(hang)
-        }
-    }
-
-    /// The hangs of `visit`, forgetting every hang that ended before the visit did.
-    func take(for visit: ClosedVisit) -> [HangRecord] {
-        hangs.withLock { hangs in
-            let records = visit.hangRecords(from: hangs)
-            hangs.removeAll { $0.midpoint < visit.end }
-            return records
-        }
-    }
-}
-
-/// Finishes visits off the main thread, in order: CPU and memory windows, hangs, the
-/// device's state, the disk queue, then the local hook.
-struct VisitPipeline: Sendable {
-    let delivery: DeliveryQueue
-    let sampler: ResourceSampler?
-    let hangLog: HangLog
-    let deviceState: @Sendable () -> DeviceState
-    /// How long after a visit's end to wait for the watchdog's verdict on it (ns).
-    let settleNanoseconds: UInt64
-    let clock: MonotonicClock
-    let notify: @Sendable (ScreenVisitEvent) async -> Void
-
-    func run(_ messages: AsyncStream<PipelineMessage>) async {
-        for await message in messages {
-            switch message {
-            case let .visitChanged(closed, started):
-                let resources = sampler?.finishWindow()
-                if started { sampler?.startWindow() }
-                guard let closed else { continue }
-                // A hang that ended just before the visit closed is reported at the
-                // watchdog's next check: wait for it.
-                let wait = (closed.end &+ settleNanoseconds).minus(clock.now())
-                if wait > 0 { try? await Task.sleep(for: .nanoseconds(Int64(min(wait, UInt64(Int64.max))))) }
-                let event = closed.event(hangs: hangLog.take(for: closed), resources: resources, state: deviceState())
-                do {
-                    try await delivery.append(event)
-                    await notify(event)
-                } catch {
-                    // The disk queue is unusable (full disk, removed folder): the visit is lost,
-                    // and the delivery's statistics say why.
-                    await delivery.recordFailure("\(error)")
-                }
-            case let .flush(timeout, done):
-                done.resume(returning: await delivery.flush(timeout: timeout))
-            }
-        }
     }
 }

@@ -36,9 +36,12 @@ public struct ScreenTracker {
     public struct Configuration: Sendable, Hashable {
         /// The engine's thresholds (hang 0.25 s and frozen 0.7 s frames, FPS windows).
         public var analyzer: AnalyzerConfiguration
-        /// Visits measured for less than this are dropped and counted, in seconds (default 1 s).
+        /// Visits measured for less than this are dropped and counted, in seconds (default 1 s),
+        /// unless they hold a hang (``ClosedVisit/isKeptWhenShort(hangs:)``): ``Framescope``
+        /// sends those all the same.
         public var minimumVisitDuration: Double
-        /// Visits with fewer measured frames are dropped and counted (default 10).
+        /// Visits with fewer measured frames are dropped and counted (default 10), unless they
+        /// hold a hang, as for ``minimumVisitDuration``.
         public var minimumVisitFrames: Int
         /// A gap between ticks longer than this, in which the main thread was not seen busy,
         /// is left out as a pause, in seconds (default 1 s).
@@ -69,7 +72,9 @@ public struct ScreenTracker {
     public struct Statistics: Sendable, Hashable {
         /// Visits closed and handed on.
         public var visitsFinished = 0
-        /// Visits dropped for being shorter than the minimum duration or frame count.
+        /// Visits dropped for being shorter than the minimum duration or frame count
+        /// (``Framescope`` still sends those that hold a hang, and counts them in
+        /// ``Framescope/Statistics/shortVisitsKept``).
         public var visitsDropped = 0
         /// Gaps between ticks left out as long pauses.
         public var longPauses = 0
@@ -281,7 +286,8 @@ public struct ScreenTracker {
 public enum VisitOutcome: Sendable {
     /// The visit is long enough to send.
     case finished(ClosedVisit)
-    /// The visit was too short (duration or frames) and is only counted.
+    /// The visit was too short (duration or frames) and is counted; it is to be sent only
+    /// if it holds a hang (``ClosedVisit/isKeptWhenShort(hangs:)``).
     case dropped(ClosedVisit)
 }
 
@@ -316,6 +322,15 @@ public struct ClosedVisit: Sendable, Hashable {
             record.duration = min(record.duration, seconds(end.minus(start)) - record.offset)
             return record.duration > 0 ? record : nil
         }
+    }
+
+    /// Whether this visit, dropped as short (``VisitOutcome/dropped(_:)``), is sent all the
+    /// same: it holds a hang, either one the watchdog saw (among `hangs`, from
+    /// ``hangRecords(from:)``) or a frame at least as long as the hang threshold, and at
+    /// least one measured frame (the collector refuses a visit without one). A screen that
+    /// hangs as it opens and is left at once is exactly what should be seen.
+    public func isKeptWhenShort(hangs: [HangRecord]) -> Bool {
+        report.frames > 0 && (!hangs.isEmpty || report.hangs > 0)
     }
 
     /// The wire event for this visit.

@@ -13,6 +13,25 @@ func startExample(_ arguments: [String]) throws -> LineReadingProcess {
     try LineReadingProcess(product: "FramescopeExample", arguments: arguments)
 }
 
+/// Runs the built `FramescopeExample` to its end and captures its output and its error.
+func runExample(_ arguments: [String]) throws -> CLIResult {
+    let process = Process()
+    process.executableURL = builtProduct(named: "FramescopeExample")
+    process.arguments = arguments
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    // Read before waiting so a large output cannot fill the pipe and stall the child.
+    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return CLIResult(exitCode: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                     stderr: String(decoding: stderr, as: UTF8.self))
+}
+
 /// The screens of the example's "stored visit N: Screen, …" lines among `lines`.
 func storedScreens(_ lines: [String]) -> [String] {
     lines.compactMap { line in
@@ -51,6 +70,26 @@ struct SDKEndToEndTests {
         #expect(lines.last?.hasPrefix("delivered: all; visits stored 4, accepted by the collector 4") == true, "\(lines.last ?? "")")
         let counted = try await visitsPerScreen(server, readKey: readKey)
         #expect(counted == ["Feed": 1, "Search": 1, "Chat": 1, "Profile": 1])
+    }
+
+    @Test("FramescopeExample with another app's id exits 1 naming the collector's 403; nothing is stored and the visits stay queued")
+    func exampleWithWrongApp() async throws {
+        let directory = try TemporaryDirectory()
+        let (db, ingestKey, readKey) = try ServeEndToEndTests().freshApp(directory)
+        let server = try ServerProcess(arguments: ["--db", db])
+        defer { server.stop() }
+        let queue = directory.url.appendingPathComponent("queue")
+        let result = try runExample(["--collector", "http://127.0.0.1:\(server.port)", "--ingest-key", ingestKey,
+                                     "--app", "wrong", "--screens", "2", "--seconds", "3", "--batch-events", "1",
+                                     "--queue", queue.path])
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(result.exitCode == 1, "\(result.stdout)\(result.stderr)")
+        #expect(storedScreens(lines) == ["Feed", "Search"])
+        #expect(lines.last?.hasPrefix("delivered: not all; visits stored 2, accepted by the collector 0") == true, "\(lines.last ?? "")")
+        #expect(result.stderr.contains("HTTP 403") && result.stderr.contains("wrong_app"), "\(result.stderr)")
+        #expect(try await visitsPerScreen(server, readKey: readKey).isEmpty)
+        let kept = try FileManager.default.contentsOfDirectory(atPath: queue.path).filter { $0.hasPrefix("batch-") }
+        #expect(kept.count == 2, "\(kept)")
     }
 
     @Test("Killed with SIGKILL while the collector is down, restarted once it is up: every stored visit arrives exactly once")

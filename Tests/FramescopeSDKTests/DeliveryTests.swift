@@ -51,13 +51,18 @@ struct SeenRequest: Sendable {
 }
 
 /// A collector stand-in on loopback that answers requests from a script of statuses (then
-/// 202) and records what it got.
+/// 202) and records what it got. A scripted answer's body is the collector's JSON error
+/// unless the script gives one.
 final class ScriptedCollector: Sendable {
     let seen = Locked<[SeenRequest]>([])
-    private let script: Locked<[(status: HTTPResponse.Status, retryAfter: String?)]>
+    private let script: Locked<[(status: HTTPResponse.Status, retryAfter: String?, body: String?)]>
 
     init(_ script: [(status: HTTPResponse.Status, retryAfter: String?)]) {
-        self.script = Locked(script)
+        self.script = Locked(script.map { ($0.status, $0.retryAfter, nil) })
+    }
+
+    init(answers: [(status: HTTPResponse.Status, retryAfter: String?, body: String?)]) {
+        script = Locked(answers)
     }
 
     var application: some ApplicationProtocol {
@@ -75,8 +80,8 @@ final class ScriptedCollector: Sendable {
             if let next {
                 var headers = HTTPFields()
                 if let retryAfter = next.retryAfter { headers[.retryAfter] = retryAfter }
-                return Response(status: next.status, headers: headers,
-                                body: .init(byteBuffer: ByteBuffer(string: #"{"error":{"code":"scripted","message":"scripted"}}"#)))
+                let answer = next.body ?? #"{"error":{"code":"scripted","message":"scripted"}}"#
+                return Response(status: next.status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: answer)))
             }
             let answer = #"{"batchId":"\#(batch.batchId)","accepted":\#(batch.events.count),"duplicate":false,"rejected":[]}"#
             return Response(status: .accepted, body: .init(byteBuffer: ByteBuffer(string: answer)))
@@ -132,6 +137,20 @@ struct DeliveryTests {
         #expect(disk.batches.map(\.batchId) == ["b1"])
         #expect(try disk.append(Array(#"{"screen":"E"}"#.utf8)) == 5)
         #expect(try Gzip.decompress(try #require(disk.body(of: batch))) == Array("[4]".utf8))
+    }
+
+    @Test("Sealing a batch syncs the folder after its renames: the batch file's and the emptied journal's")
+    func sealingSyncsTheFolder() throws {
+        let folder = try TestFolder()
+        let disk = DiskQueue(directory: folder.url)
+        try disk.open()
+        for index in 1...3 {
+            _ = try disk.append(Array(#"{"screen":"S\#(index)"}"#.utf8))
+            let syncs = disk.directorySyncs
+            _ = try #require(try disk.seal(batchId: "b\(index)") { _ in Array("[]".utf8) })
+            #expect(disk.directorySyncs == syncs + 2)
+        }
+        #expect(folder.batchFiles.count == 3)
     }
 
     @Test("Over its bound, the queue drops the oldest batches and counts their visits")
@@ -203,7 +222,7 @@ struct DeliveryTests {
             #expect(statistics.batchesRejected == 1)
             #expect(statistics.batchesDelivered == 1)
             #expect(statistics.retries == 1)
-            #expect(statistics.lastError == "HTTP 408")
+            #expect(statistics.lastError?.hasPrefix("HTTP 408") == true, "\(statistics.lastError ?? "nil")")
         }
     }
 
@@ -213,20 +232,22 @@ struct DeliveryTests {
         #expect(DeliveryQueue.parseRetryAfter("120", now: now) == 120)
         #expect(DeliveryQueue.parseRetryAfter("Fri, 15 Jan 2027 08:00:30 GMT", now: now) == 30)
         #expect(DeliveryQueue.parseRetryAfter("soon", now: now) == nil)
-        guard case let .retry(_, wait) = DeliveryQueue.verdict(status: 429, retryAfter: "7200", body: Data(), now: now,
-                                                               maximumRetryAfter: 3600) else {
+        guard case let .retry(_, wait, _) = DeliveryQueue.verdict(status: 429, retryAfter: "7200", body: Data(), batchId: "b",
+                                                                  now: now, maximumRetryAfter: 3600) else {
             Issue.record("429 should be retried")
             return
         }
         #expect(wait == 3600)
-        guard case let .retry(_, none) = DeliveryQueue.verdict(status: 500, retryAfter: "5", body: Data(), now: now,
-                                                               maximumRetryAfter: 3600) else {
+        guard case let .retry(_, none, _) = DeliveryQueue.verdict(status: 500, retryAfter: "5", body: Data(), batchId: "b",
+                                                                  now: now, maximumRetryAfter: 3600) else {
             Issue.record("500 should be retried")
             return
         }
         #expect(none == nil)   // Retry-After counts only with 429 and 503
-        guard case .refused = DeliveryQueue.verdict(status: 413, retryAfter: nil, body: Data(), now: now, maximumRetryAfter: 3600) else {
-            Issue.record("413 should be refused")
+        let tooLarge = Data(#"{"error":{"code":"too_many_events","field":"events","message":"a batch holds at most 1000 events"}}"#.utf8)
+        guard case .refused = DeliveryQueue.verdict(status: 413, retryAfter: nil, body: tooLarge, batchId: "b", now: now,
+                                                    maximumRetryAfter: 3600) else {
+            Issue.record("the collector's 413 should refuse the batch")
             return
         }
     }

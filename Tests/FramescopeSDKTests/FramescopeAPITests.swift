@@ -30,12 +30,16 @@ extension RealThreadTests {
     @Suite("Framescope: the public API on the main actor, against the real collector")
     struct FramescopeAPITests {
         func configuration(collector: URL, key: String, folder: TestFolder, sampleRate: Double = 1) -> Framescope.Configuration {
-            Framescope.Configuration(
+            // Each test its own queue: a visit one test leaves queued must not reach the next
+            // test's collector from the shared default folder.
+            var delivery = quickDelivery(batchEvents: 2)
+            delivery.directory = folder.url
+            return Framescope.Configuration(
                 collector: collector, ingestKey: key, app: testApp, device: testDevice, sessionSampleRate: sampleRate,
                 tracker: ScreenTracker.Configuration(minimumVisitDuration: 0.3, minimumVisitFrames: 5),
                 // 0.05 s checks date a hang to ±25 ms (the default 0.125 s to ±62.5 ms), so
                 // the ±50 ms check below leaves room for a loaded machine.
-                watchdogCheckInterval: 0.05, resourceSampleInterval: 0.2, delivery: quickDelivery(batchEvents: 2),
+                watchdogCheckInterval: 0.05, resourceSampleInterval: 0.2, delivery: delivery,
                 deviceState: { DeviceState(network: .wifi, lowPowerMode: true, thermalState: .fair) })
         }
 
@@ -100,6 +104,36 @@ extension RealThreadTests {
             }
         }
 
+        @Test("A visit shorter than the minimum that hangs on open is kept with its hang; short visits without one are dropped")
+        @MainActor
+        func shortVisitWithHangIsKept() async throws {
+            let folder = try TestFolder()
+            var settings = configuration(collector: URL(string: "http://127.0.0.1:9")!, key: "fsi_x", folder: folder)
+            settings.tracker = ScreenTracker.Configuration(minimumVisitDuration: 3, minimumVisitFrames: 5)
+            let framescope = try Framescope(configuration: settings)
+            var seen: [ScreenVisitEvent] = []
+            framescope.onVisit = { seen.append($0) }
+            framescope.start()
+            framescope.screen("Detail")
+            usleep(400_000)   // the screen hangs for 0.4 s as it opens, before its first frame…
+            await playTicks(framescope, seconds: 0.3)
+            framescope.screen("Feed")   // … and the user leaves it after 0.7 s
+            await playTicks(framescope, seconds: 0.3)
+            framescope.screen("Search")
+            await playTicks(framescope, seconds: 0.2)
+            await framescope.stop()
+            let statistics = await framescope.statistics()
+
+            #expect(seen.map(\.screen) == ["Detail"], "\(statistics.tracker)")
+            #expect(statistics.tracker.visitsDropped == 3)
+            #expect(statistics.shortVisitsKept == 1)
+            guard let detail = seen.first else { return }
+            #expect(detail.hangs.count == 1)
+            #expect(detail.report.hangs == 0, "the hang came before the first frame: only the watchdog saw it")
+            #expect(detail.duration < 3)
+            #expect(statistics.delivery.eventsQueued == 1)
+        }
+
         @Test("A session outside the sample rate measures nothing")
         @MainActor
         func sampledOut() async throws {
@@ -136,6 +170,11 @@ extension RealThreadTests {
             bad = configuration(collector: URL(string: "http://127.0.0.1:9")!, key: "fsi_x", folder: folder)
             bad.delivery.maximumBatchEvents = 5000
             #expect(bad.problem == "delivery: maximumBatchEvents must be 1–1000")
+            bad = configuration(collector: URL(string: "http://127.0.0.1:9")!, key: "fsi_x", folder: folder)
+            bad.delivery.attemptsBeforeMovingBack = 30
+            #expect(bad.problem == "delivery: attemptsBeforeMovingBack must be 1–maximumAttempts (20)")
+            bad.delivery.maximumAttempts = 0
+            #expect(bad.problem == "delivery: maximumAttempts must be 1–1000")
             bad = configuration(collector: URL(string: "http://127.0.0.1:9")!, key: "fsi_x", folder: folder)
             bad.tracker.longPause = -1
             #expect(bad.problem == "tracker: longPause must be a positive number of seconds")

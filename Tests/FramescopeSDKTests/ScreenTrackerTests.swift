@@ -129,6 +129,38 @@ struct ScreenTrackerTests {
         #expect(tracker.statistics.visitsFinished == 0)
     }
 
+    @Test("A short visit is kept when it holds a hang: a watchdog record or a frame past the hang threshold, and a measured frame")
+    func shortVisitWithHang() throws {
+        var tracker = ScreenTracker(configuration: ScreenTracker.Configuration(minimumVisitDuration: 1, minimumVisitFrames: 10))
+        var feed = TickFeeder(time: 1)
+        _ = tracker.enter("Flash", now: feed.now, unixTime: 0)
+        feed.frames(20, into: &tracker)
+        guard case let .dropped(calm)? = tracker.enter("Stuck", now: feed.now, unixTime: 0) else {
+            Issue.record("a 0.33 s visit should be dropped")
+            return
+        }
+        let watchdogHang = [HangRecord(offset: 0, duration: 0.4)]
+        #expect(!calm.isKeptWhenShort(hangs: []))
+        #expect(calm.isKeptWhenShort(hangs: watchdogHang))
+
+        feed.frames(5, into: &tracker)
+        feed.late(missing: 20, into: &tracker)   // a 0.35 s frame: a hang in the frames alone
+        feed.frames(5, into: &tracker)
+        guard case let .dropped(stuck)? = tracker.enter("Blank", now: feed.now, unixTime: 0) else {
+            Issue.record("a 0.5 s visit should be dropped")
+            return
+        }
+        #expect(stuck.report.hangs == 1)
+        #expect(stuck.isKeptWhenShort(hangs: []))
+
+        guard case let .dropped(blank)? = tracker.close(now: feed.now + 500_000_000) else {
+            Issue.record("a visit without ticks should be dropped")
+            return
+        }
+        #expect(blank.report.frames == 0)
+        #expect(!blank.isKeptWhenShort(hangs: watchdogHang), "the collector refuses a visit without a measured frame")
+    }
+
     @Test("Names: empty becomes 'unnamed', long ones are cut to 128 characters")
     func names() {
         var tracker = ScreenTracker(configuration: lenient)
