@@ -31,9 +31,12 @@ public final class CollectorMetrics: Sendable {
     }
 
     /// Counts a batch's accepted and rejected events.
-    func recordIngest(app: String, accepted: Int, rejected: Int) {
+    func recordIngest(app: String, accepted: Int, rejected: Int, folded: [String: Int] = [:]) {
         registry.makeCounter(descriptor: Self.ingested, labels: [("app", app)]).increment(by: Int64(accepted))
         registry.makeCounter(descriptor: Self.rejected, labels: [("app", app)]).increment(by: Int64(rejected))
+        for (dimension, count) in folded.sorted(by: { $0.key < $1.key }) {
+            registry.makeCounter(descriptor: Self.folded, labels: [("app", app), ("dimension", dimension)]).increment(by: Int64(count))
+        }
     }
 
     /// The text exposition of every metric.
@@ -43,6 +46,7 @@ public final class CollectorMetrics: Sendable {
 
     private static var requests: MetricNameDescriptor { MetricNameDescriptor(namespace: "framescope", subsystem: "http", metricName: "requests", unitName: "total", helpText: "HTTP requests answered") }
     private static var latency: MetricNameDescriptor { MetricNameDescriptor(namespace: "framescope", subsystem: "http", metricName: "request_duration", unitName: "seconds", helpText: "Time to answer an HTTP request") }
+    private static var folded: MetricNameDescriptor { MetricNameDescriptor(namespace: "framescope", metricName: "folded_values", unitName: "total", helpText: "Dimension values over an app's daily cardinality limit, stored as (other)") }
     private static var ingested: MetricNameDescriptor { MetricNameDescriptor(namespace: "framescope", metricName: "ingested_events", unitName: "total", helpText: "Screen-visit events stored") }
     private static var rejected: MetricNameDescriptor { MetricNameDescriptor(namespace: "framescope", metricName: "rejected_events", unitName: "total", helpText: "Screen-visit events refused") }
 }

@@ -86,7 +86,7 @@ public func makeCollectorRouter(store: any CollectorStore, limits: IngestLimits 
         let (ingest, rejected) = try IngestValidator(limits: limits, now: clock()).validate(batch, app: app, rawEvents: rawEvents)
         var result = IngestResult(stored: 0, duplicate: false)
         if !ingest.events.isEmpty { result = try await groupCommit.ingest(ingest) }
-        metrics.recordIngest(app: app, accepted: result.stored, rejected: rejected.count)
+        metrics.recordIngest(app: app, accepted: result.stored, rejected: rejected.count, folded: result.folded)
         context.logger.debug("batch ingested", metadata: [
             "app": .string(app), "batch": .string(ingest.batchId), "stored": .stringConvertible(result.stored),
             "rejected": .stringConvertible(rejected.count), "duplicate": .stringConvertible(result.duplicate),

@@ -132,6 +132,16 @@ public struct IngestResult: Sendable, Hashable {
     public var stored: Int
     /// Whether the batch id had already been accepted.
     public var duplicate: Bool
+    /// Values of each dimension (`screen`, `appVersion`, …) that were over the app's
+    /// ``CardinalityLimits`` and stored as `(other)`.
+    public var folded: [String: Int] = [:]
+
+    /// A result.
+    public init(stored: Int, duplicate: Bool, folded: [String: Int] = [:]) {
+        self.stored = stored
+        self.duplicate = duplicate
+        self.folded = folded
+    }
 }
 
 /// A screens query: time range and rollup-key filters (`nil` = any).

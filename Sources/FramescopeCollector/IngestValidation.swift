@@ -105,6 +105,9 @@ struct IngestValidator {
             if let problem = WireText.problem(in: value, maximumBytes: limits.maximumFieldLength) {
                 throw CollectorError(.badRequest, code: "invalid_field", field: field, message: "\(field) \(problem)")
             }
+            if value == CardinalityLimits.other {
+                throw CollectorError(.badRequest, code: "invalid_field", field: field, message: "\(field) '\(CardinalityLimits.other)' is reserved for folded values")
+            }
         }
         if let installation = batch.device.installationId {
             guard !installation.isEmpty, installation.count <= 64,
@@ -166,6 +169,7 @@ struct IngestValidator {
         if let problem = WireText.problem(in: event.screen, maximumBytes: limits.maximumScreenLength) {
             return ("screen", "screen \(problem)")
         }
+        if event.screen == CardinalityLimits.other { return ("screen", "screen '\(CardinalityLimits.other)' is reserved for folded values") }
         guard let startedAt else {
             return ("startedAt", "startedAt must be an ISO 8601 date-time such as 2026-11-22T15:42:13Z")
         }

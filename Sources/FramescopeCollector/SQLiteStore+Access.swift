@@ -74,8 +74,9 @@ extension SQLiteStore {
         }
     }
 
-    /// Forgets batch ids received before `cutoff` (at most `limit` of them), expired
-    /// sessions and keys whose grace period is over; returns how many batch ids went.
+    /// Forgets batch ids received before `cutoff` (at most `limit` of them), the distinct
+    /// dimension values of days before it, expired sessions and keys whose grace period is
+    /// over; returns how many batch ids went.
     public func pruneAccessRecords(batchesReceivedBefore cutoff: Double, now: Double, limit: Int) async throws -> Int {
         try await pool.write { db in
             try db.execute(sql: """
@@ -84,6 +85,8 @@ extension SQLiteStore {
             let batches = db.changesCount
             try db.execute(sql: "DELETE FROM sessions WHERE expires_at <= ?", arguments: [now])
             try db.execute(sql: "DELETE FROM keys WHERE expires_at IS NOT NULL AND expires_at <= ?", arguments: [now])
+            // Days no event can land on any more (events start at most 30 days back).
+            try db.execute(sql: "DELETE FROM dimension_values WHERE day < ?", arguments: [Int64((cutoff / 86_400).rounded(.down)) * 86_400])
             return batches
         }
     }

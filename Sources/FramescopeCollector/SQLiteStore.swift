@@ -22,13 +22,18 @@ public final class SQLiteStore: CollectorStore {
     public static let backgroundCheckpointLimit = 20_000
 
     /// Opens (and migrates) the database at `path`.
+    /// - Parameter cardinality: The per-app, per-day limits on distinct dimension values.
     /// - Parameter backgroundCheckpoints: When `false` (the default), the writer copies the
     ///   WAL back into the database file itself once it holds 1000 pages, as part of a
     ///   commit (SQLite's default). When `true`, ``checkpoint()`` does it on a connection
     ///   of its own and should be called often (``WALCheckpointService``, every 50 ms in
     ///   `framescope serve`); the writer then checkpoints only past
     ///   ``backgroundCheckpointLimit`` pages. Either way every commit is fsynced.
-    public init(path: String, backgroundCheckpoints: Bool = false) throws {
+    /// How many distinct values of each dimension an app may create per day.
+    public let cardinality: CardinalityLimits
+
+    public init(path: String, backgroundCheckpoints: Bool = false, cardinality: CardinalityLimits = CardinalityLimits()) throws {
+        self.cardinality = cardinality
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in
@@ -163,6 +168,21 @@ public final class SQLiteStore: CollectorStore {
                 CREATE INDEX batches_by_received ON batches(received_at);
                 """)
         }
+        migrator.registerMigration("v6: distinct dimension values per app and day") { db in
+            try db.execute(sql: """
+                CREATE TABLE dimension_values (
+                    app_id TEXT NOT NULL,
+                    day INTEGER NOT NULL,
+                    dimension TEXT NOT NULL,
+                    value TEXT NOT NULL,
+                    PRIMARY KEY (app_id, day, dimension, value)
+                ) WITHOUT ROWID;
+                INSERT OR IGNORE INTO dimension_values SELECT DISTINCT app_id, bucket, 'screen', screen FROM rollups_daily;
+                INSERT OR IGNORE INTO dimension_values SELECT DISTINCT app_id, bucket, 'appVersion', app_version FROM rollups_daily;
+                INSERT OR IGNORE INTO dimension_values SELECT DISTINCT app_id, bucket, 'osVersion', os_version FROM rollups_daily;
+                INSERT OR IGNORE INTO dimension_values SELECT DISTINCT app_id, bucket, 'deviceModel', device_model FROM rollups_daily;
+                """)
+        }
         return migrator
     }
 
@@ -250,6 +270,7 @@ public final class SQLiteStore: CollectorStore {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             var groups: [String: [RollupKey: RollupValue]] = [:]
+            var gate = CardinalityGate(limits: self.cardinality)
             for batch in batches {
                 let id = [batch.app, batch.batchId]
                 let known = try seen.contains(id) || (Bool.fetchOne(batchKnown, arguments: [batch.app, batch.batchId]) ?? false)
@@ -259,16 +280,27 @@ public final class SQLiteStore: CollectorStore {
                 }
                 seen.insert(id)
                 try insertBatch.execute(arguments: [batch.app, batch.batchId, batch.receivedAt, batch.events.count])
+                let foldedBefore = gate.folded[batch.app] ?? [:]
                 for (index, (event, startedAt)) in batch.events.enumerated() {
-                    try insertEvent.execute(arguments: [batch.app, batch.batchId, batch.receivedAt, startedAt, event.screen, batch.appVersion,
-                                                        batch.osVersion, batch.deviceModel, event.context.network.rawValue, event.context.lowPowerMode,
+                    // Values past the app's daily limits fold into "(other)" (CardinalityLimits).
+                    let day = RollupLevel.floor(Int64(startedAt.rounded(.down)), to: 86_400)
+                    let screen = try gate.admit(event.screen, app: batch.app, day: day, dimension: "screen", db)
+                    let appVersion = try gate.admit(batch.appVersion, app: batch.app, day: day, dimension: "appVersion", db)
+                    let osVersion = try gate.admit(batch.osVersion, app: batch.app, day: day, dimension: "osVersion", db)
+                    let deviceModel = try gate.admit(batch.deviceModel, app: batch.app, day: day, dimension: "deviceModel", db)
+                    try insertEvent.execute(arguments: [batch.app, batch.batchId, batch.receivedAt, startedAt, screen, appVersion,
+                                                        osVersion, deviceModel, event.context.network.rawValue, event.context.lowPowerMode,
                                                         batch.rawEvents[index]])
-                    let key = RollupKey(bucketStart: RollupLevel.floor(Int64(startedAt.rounded(.down)), to: 3600), screen: event.screen,
-                                        appVersion: batch.appVersion, osVersion: batch.osVersion, deviceModel: batch.deviceModel,
+                    let key = RollupKey(bucketStart: RollupLevel.floor(Int64(startedAt.rounded(.down)), to: 3600), screen: screen,
+                                        appVersion: appVersion, osVersion: osVersion, deviceModel: deviceModel,
                                         network: event.context.network.rawValue, lowPower: event.context.lowPowerMode)
                     groups[batch.app, default: [:]][key, default: RollupValue()].merge(RollupValue(visit: event, installationId: batch.installationId))
                 }
-                results.append(IngestResult(stored: batch.events.count, duplicate: false))
+                var folded: [String: Int] = [:]
+                for (dimension, count) in gate.folded[batch.app] ?? [:] where count > foldedBefore[dimension] ?? 0 {
+                    folded[dimension] = count - (foldedBefore[dimension] ?? 0)
+                }
+                results.append(IngestResult(stored: batch.events.count, duplicate: false, folded: folded))
             }
             for (app, values) in groups {
                 for level in RollupLevel.allCases {

@@ -40,6 +40,16 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel = "info"
 
+    @Option(help: ArgumentHelp("Distinct screens an app may create per day; more fold into '(other)'.", valueName: "n"))
+    var maxScreensPerDay = CardinalityLimits().screens
+
+    @Option(help: ArgumentHelp("Distinct app versions, and distinct OS versions, an app may create per day; more fold into '(other)'.",
+                               valueName: "n"))
+    var maxValuesPerDay = CardinalityLimits().appVersions
+
+    @Option(help: ArgumentHelp("Distinct device models an app may create per day; more fold into '(other)'.", valueName: "n"))
+    var maxDeviceModelsPerDay = CardinalityLimits().deviceModels
+
     @Flag(help: "A reverse proxy in front terminates TLS and sets X-Forwarded-Proto: mark dashboard cookies Secure when it says https.")
     var trustProxy = false
 
@@ -51,6 +61,9 @@ struct ServeCommand: AsyncParsableCommand {
         if !(0...65535).contains(port) { throw ValidationError("--port must be 0–65535") }
         if !(retentionDays > 0 && retentionDays <= 36_500) { throw ValidationError("--retention-days must be more than 0 and at most 36500") }
         if !(rateLimit > 0 && rateLimit <= 1_000_000) { throw ValidationError("--rate-limit must be more than 0 and at most 1000000") }
+        if !(1...1_000_000).contains(maxScreensPerDay) { throw ValidationError("--max-screens-per-day must be 1–1000000") }
+        if !(1...1_000_000).contains(maxValuesPerDay) { throw ValidationError("--max-values-per-day must be 1–1000000") }
+        if !(1...1_000_000).contains(maxDeviceModelsPerDay) { throw ValidationError("--max-device-models-per-day must be 1–1000000") }
         if Logger.Level(rawValue: logLevel) == nil {
             throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
         }
@@ -59,7 +72,12 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let store: SQLiteStore
         do {
-            store = try SQLiteStore(path: db, backgroundCheckpoints: true)
+            var cardinality = CardinalityLimits()
+            cardinality.screens = maxScreensPerDay
+            cardinality.appVersions = maxValuesPerDay
+            cardinality.osVersions = maxValuesPerDay
+            cardinality.deviceModels = maxDeviceModelsPerDay
+            store = try SQLiteStore(path: db, backgroundCheckpoints: true, cardinality: cardinality)
         } catch {
             writeToStandardError("framescope: \(db): cannot open the database: \(error)\n")
             throw ExitCode(CLIFailure.ioError)

@@ -218,3 +218,64 @@ struct HostileEventRouteTests {
         }
     }
 }
+
+@Suite("Cardinality limits")
+struct CardinalityTests {
+    static let now = CollectorRouteTests.now
+
+    @Test("Past an app's daily limit new screens and versions fold into (other), counted per dimension; the next day starts afresh")
+    func folding() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("framescope-cardinality-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var limits = CardinalityLimits()
+        limits.screens = 3
+        limits.appVersions = 1
+        let store = try SQLiteStore(path: directory.appendingPathComponent("c.sqlite").path, cardinality: limits)
+        _ = try await store.createApp(name: "Shop", id: "shop")
+        let day = RollupLevel.floor(Int64(Self.now), to: 86_400)
+        func batch(_ id: String, screens: [String], version: String, start: Double) -> IngestBatch {
+            let events = screens.enumerated().map { index, screen -> (ScreenVisitEvent, Double) in
+                var event = makeBatch(id: id, count: 1, start: start).events[0]
+                event.screen = screen
+                return (event, start + Double(index))
+            }
+            return IngestBatch(app: "shop", batchId: id, appVersion: version, osVersion: "18", deviceModel: "x", events: events,
+                               rawEvents: events.map { _ in "{}" }, receivedAt: Self.now)
+        }
+        let first = try await store.ingest(batch("a", screens: ["A", "B", "C", "D", "E", "A"], version: "1.0", start: Double(day) + 60))
+        #expect(first.stored == 6)
+        #expect(first.folded == ["screen": 2])
+        let second = try await store.ingest(batch("b", screens: ["B", "F"], version: "2.0", start: Double(day) + 120))
+        #expect(second.folded == ["screen": 1, "appVersion": 2])
+        let range = ScreenQuery(from: Double(day), to: Double(day) + 86_400)
+        let screens = try await store.screens(app: "shop", query: range)
+        #expect(Set(screens.map(\.screen)) == ["A", "B", "C", CardinalityLimits.other])
+        #expect(screens.first { $0.screen == CardinalityLimits.other }?.visits == 3)
+        #expect(try await store.dimensionValues(app: "shop", dimension: .appVersion, from: Double(day), to: Double(day) + 86_400)
+                == ["(other)", "1.0"])
+        // A new day admits new values again.
+        let next = try await store.ingest(batch("c", screens: ["Z"], version: "2.0", start: Double(day) + 86_400 + 60))
+        #expect(next.folded.isEmpty)
+    }
+
+    @Test("A device may not send '(other)' itself, and /metrics counts folded values per dimension")
+    func reservedAndCounted() async throws {
+        try await CollectorRouteTests().withCollector { client, shop, _ in
+            var batch = makeBatch(id: "reserved", count: 2, start: Self.now - 600)
+            batch.events[0].screen = CardinalityLimits.other
+            let response = try await client.execute(uri: "/v1/events", method: .post, headers: [.authorization: "Bearer \(shop.ingestKey)"],
+                                                    body: ByteBuffer(data: try jsonData(batch)))
+            let answer = try JSONDecoder().decode(IngestResponse.self, from: Data(buffer: response.body))
+            #expect(answer.rejected.map(\.field) == ["events[0].screen"])
+            batch.app.version = CardinalityLimits.other
+            batch.batchId = "reserved-version"
+            let refused = try await client.execute(uri: "/v1/events", method: .post, headers: [.authorization: "Bearer \(shop.ingestKey)"],
+                                                   body: ByteBuffer(data: try jsonData(batch)))
+            #expect(refused.status == .badRequest)
+        }
+        let metrics = CollectorMetrics()
+        metrics.recordIngest(app: "shop", accepted: 3, rejected: 0, folded: ["screen": 2])
+        #expect(metrics.exposition().contains(#"framescope_folded_values_total{app="shop",dimension="screen"} 2"#))
+    }
+}

@@ -1,0 +1,76 @@
+import GRDB
+
+/// How many distinct values of each dimension one app may create per UTC day before new
+/// ones fold into ``CardinalityLimits/other``.
+///
+/// Every distinct screen, app version, OS version or device model creates rollup rows
+/// that are kept for good, and the dashboard lists them. A device holds the ingest key, so
+/// without a bound it could create any number of them. As analytics backends do, values
+/// beyond the limit are counted under one bucket, `(other)`, and
+/// `framescope_folded_values_total{app, dimension}` in `/metrics` says how many were.
+/// Network and low-power mode have a fixed set of values. Tags are not a rollup dimension
+/// (they stay in the raw events only).
+public struct CardinalityLimits: Sendable, Hashable {
+    /// The bucket that values beyond a limit fold into; devices may not send it themselves.
+    public static let other = "(other)"
+
+    /// Distinct screens per app and day.
+    public var screens = 1000
+    /// Distinct app versions per app and day.
+    public var appVersions = 100
+    /// Distinct OS versions per app and day.
+    public var osVersions = 100
+    /// Distinct device models per app and day.
+    public var deviceModels = 500
+
+    /// The defaults.
+    public init() {}
+
+    /// The limit of `dimension` (`screen`, `appVersion`, `osVersion` or `deviceModel`).
+    func limit(_ dimension: String) -> Int {
+        switch dimension {
+        case "screen": screens
+        case "appVersion": appVersions
+        case "osVersion": osVersions
+        default: deviceModels
+        }
+    }
+}
+
+/// The distinct values each app has used per day and dimension, as one write transaction
+/// sees them: read once per (app, day, dimension) from `dimension_values`, extended as new
+/// values are admitted, and written back in the same transaction.
+struct CardinalityGate {
+    let limits: CardinalityLimits
+    private var known: [Key: Set<String>] = [:]
+    /// Values folded into `(other)` in this transaction, per app and dimension.
+    private(set) var folded: [String: [String: Int]] = [:]
+
+    struct Key: Hashable {
+        var app: String
+        var day: Int64
+        var dimension: String
+    }
+
+    init(limits: CardinalityLimits) {
+        self.limits = limits
+    }
+
+    /// `value` when it is known or fits under the limit (recording it), else `(other)`.
+    mutating func admit(_ value: String, app: String, day: Int64, dimension: String, _ db: Database) throws -> String {
+        let key = Key(app: app, day: day, dimension: dimension)
+        if known[key] == nil {
+            known[key] = Set(try String.fetchAll(db, sql: "SELECT value FROM dimension_values WHERE app_id = ? AND day = ? AND dimension = ?",
+                                                  arguments: [app, day, dimension]))
+        }
+        if known[key]?.contains(value) == true { return value }
+        guard (known[key]?.count ?? 0) < limits.limit(dimension) else {
+            folded[app, default: [:]][dimension, default: 0] += 1
+            return CardinalityLimits.other
+        }
+        known[key]?.insert(value)
+        try db.execute(sql: "INSERT INTO dimension_values (app_id, day, dimension, value) VALUES (?, ?, ?, ?)",
+                       arguments: [app, day, dimension, value])
+        return value
+    }
+}
