@@ -265,12 +265,20 @@ public struct DashboardPages: Sendable {
         var rows: [ScreenRow]
         var headers: [Header]
         var sortLabel: String
+        var pager: Pager?
     }
+
+    /// Which slice of a long list a page shows, with links to its neighbours.
+    struct Pager { var text: String; var previous: String?; var next: String? }
+
+    /// Screens per page of the screens table.
+    static let screensPerPage = 50
 
     struct Header { var key: String; var label: String }
 
     /// The screens table, worst first by `sort` (a figure name; hitch ratio by default).
-    public func screens(app: String, filters: DashboardFilters, sort: String?, now: Double, csrfToken: String = "") async throws -> String {
+    /// Long lists come in pages of ``screensPerPage``; `page` is 1-based.
+    public func screens(app: String, filters: DashboardFilters, sort: String?, page pageNumber: Int = 1, now: Double, csrfToken: String = "") async throws -> String {
         let query = filters.query(now: now)
         let base = "/dashboard/apps/\(percentEncode(app))"
         let figure = sort.flatMap(QueryFigure.init(name:)) ?? QueryFigure(.hitchRatio)
@@ -286,7 +294,19 @@ public struct DashboardPages: Sendable {
         for group in daily { trend[group.screen ?? "", default: [:]][group.bucketStart ?? 0] = group.rollup }
         let starts = BucketInterval.day.starts(from: query.from, to: query.to)
         let rankedNames = ranked.screens.map(\.screen)
-        let order = rankedNames + byScreen.keys.filter { !rankedNames.contains($0) }.sorted()
+        let ranks = Set(rankedNames)
+        let allOrder = rankedNames + byScreen.keys.filter { !ranks.contains($0) }.sorted()
+        let pages = max(1, (allOrder.count + Self.screensPerPage - 1) / Self.screensPerPage)
+        let current = min(max(1, pageNumber), pages)
+        let order = allOrder.dropFirst((current - 1) * Self.screensPerPage).prefix(Self.screensPerPage)
+        var pager: Pager?
+        if pages > 1 {
+            let query = filters.queryString()
+            func link(_ number: Int) -> String { base + "/screens" + (query.isEmpty ? "?" : query + "&") + "sort=\(percentEncode(figure.name))&page=\(number)" }
+            let first = (current - 1) * Self.screensPerPage + 1
+            pager = Pager(text: "Screens \(groupThousands(first))–\(groupThousands(first + order.count - 1)) of \(groupThousands(allOrder.count))",
+                          previous: current > 1 ? link(current - 1) : nil, next: current < pages ? link(current + 1) : nil)
+        }
         let rows = order.compactMap { name -> ScreenRow? in
             guard let rollup = byScreen[name] else { return nil }
             let p95 = rollup.report.frameDuration(atQuantile: 0.95).map { $0 * 1000 }
@@ -297,7 +317,7 @@ public struct DashboardPages: Sendable {
         }
         let headers = zip(Self.figures, Self.columnHeaders).map { Header(key: $0.0.0.rawValue, label: $0.1) }
         let page = ScreensPage(page: chrome, hasData: !rows.isEmpty, rows: rows, headers: headers,
-                               sortLabel: "\(figure.name) (\(figure.unit)), \(figure.higherIsWorse == false ? "lowest" : "highest") first")
+                               sortLabel: "\(figure.name) (\(figure.unit)), \(figure.higherIsWorse == false ? "lowest" : "highest") first", pager: pager)
         return library.render(page, withTemplate: "screens") ?? ""
     }
 

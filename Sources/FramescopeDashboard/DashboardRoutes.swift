@@ -101,7 +101,8 @@ public struct DashboardRoutes: Sendable {
         }
         router.get("/dashboard/apps/:app/screens") { request, context in
             try await page(request, context) { app, filters, now, csrf in
-                try await pages.screens(app: app, filters: filters, sort: request.uri.queryParameters["sort"].map(String.init), now: now, csrfToken: csrf)
+                try await pages.screens(app: app, filters: filters, sort: request.uri.queryParameters["sort"].map(String.init),
+                                        page: request.uri.queryParameters["page"].flatMap { Int($0) } ?? 1, now: now, csrfToken: csrf)
             }
         }
         router.get("/dashboard/apps/:app/screens/:screen") { request, context in

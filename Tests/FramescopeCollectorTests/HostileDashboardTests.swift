@@ -213,3 +213,41 @@ struct DashboardSessionTests {
         #expect(try await temporary.store.ingest(ingest).duplicate == true, "remembered within 32 days")
     }
 }
+
+@Suite("Long lists")
+struct LongListTests {
+    @Test("The screens page shows 50 screens at a time, with links to the neighbouring pages")
+    func paging() async throws {
+        let now = CollectorRouteTests.now
+        let temporary = try TemporaryStore()
+        let shop = try await temporary.store.createApp(name: "Shop", id: "shop")
+        let report = makeBatch(id: "x", count: 1, start: now).events[0]
+        var events: [(ScreenVisitEvent, Double)] = []
+        for index in 0..<120 {
+            var event = report
+            event.screen = String(format: "Screen %03d", index)
+            events.append((event, now - 3600 + Double(index)))
+        }
+        _ = try await temporary.store.ingest(IngestBatch(app: "shop", batchId: "many", appVersion: "1", osVersion: "18", deviceModel: "x",
+                                                         events: events, rawEvents: events.map { _ in "{}" }, receivedAt: now))
+        let pages = try DashboardPages(store: temporary.store)
+        let router = makeCollectorRouter(store: temporary.store, clock: { now }, additionalRoutes: { router in
+            DashboardRoutes(pages: pages, clock: { now }).register(on: router)
+        })
+        try await Application(router: router).test(.router) { client in
+            let (_, cookie) = try await signIn(client, key: shop.readKey)
+            var seen: [String] = []
+            for page in 1...3 {
+                let html = String(buffer: try await client.execute(uri: "/dashboard/apps/shop/screens?days=7&page=\(page)", method: .get, headers: cookie).body)
+                let rows = DashboardTests().attributeValues(html, element: "tr", attribute: "data-screen")
+                #expect(rows.count == (page < 3 ? 50 : 20), "page \(page)")
+                seen += rows
+                #expect(html.contains("rel=\"next\"") == (page < 3))
+                #expect(html.contains("rel=\"prev\"") == (page > 1))
+            }
+            #expect(Set(seen).count == 120)
+            let first = String(buffer: try await client.execute(uri: "/dashboard/apps/shop/screens?days=7", method: .get, headers: cookie).body)
+            #expect(first.contains("Screens 1–50 of 120"))
+        }
+    }
+}
