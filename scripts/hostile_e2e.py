@@ -24,6 +24,7 @@ import json
 import os
 import re
 import secrets
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -434,11 +435,15 @@ def main():
                 check(False, f"{phase.__name__} stopped: {type(error).__name__}: {short(str(error), 300)}")
         check(server.poll() is None and collector.healthy(), "the collector is up at the end")
     finally:
-        if server.poll() is None:
+        crashed = server.poll() is not None
+        if not crashed:
             stop_server(server)
-        else:
+        if crashed or check.failures:
             with open(os.path.join(work, "serve.log")) as log:
-                print("collector log (tail):\n" + log.read()[-4000:])
+                tail = log.read()[-4000:].encode("ascii", "backslashreplace").decode()
+                print(f"collector log ({work}/serve.log), tail:\n{tail}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
     return finish(started)
 
 
