@@ -225,10 +225,22 @@ public final class Framescope {
     }
 
     /// The app shows `name` now: closes the current visit and starts one of `name`.
+    ///
+    /// The name is sent as the collector accepts it (``WireText``): control and format
+    /// characters are removed, it is cut to ``maximumScreenNameBytes``, an empty result is
+    /// `(unnamed)`, and the collector's reserved `(other)` becomes `(other screen)`.
     public func screen(_ name: String) {
         guard isSampled, !isStopped else { return }
-        changeVisit(to: name)
+        // The collector refuses names with control or format characters, or over 128
+        // bytes of UTF-8: send what it accepts rather than lose the visit.
+        var clean = WireText.sanitized(name, maximumBytes: Self.maximumScreenNameBytes, fallback: "(unnamed)")
+        if clean == "(other)" { clean = "(other screen)" }
+        changeVisit(to: clean)
     }
+
+    /// The longest screen name sent, in bytes of UTF-8 (the collector's limit); longer
+    /// names are cut at a Unicode scalar.
+    public static let maximumScreenNameBytes = 128
 
     /// Closes the current visit and, with a name, starts one of that screen; hands the
     /// closed visit to the pipeline, which sends it (a short one only if it holds a hang).
@@ -264,14 +276,15 @@ public final class Framescope {
 
     /// Sets (or with nil removes) a custom tag for the current and later visits.
     /// - Returns: false, changing nothing, when the tag breaks the limits: at most
-    ///   ``VisitContext/maximumTags`` tags, keys 1–64 and values 0–64 characters.
+    ///   ``VisitContext/maximumTags`` tags, keys 1–64 and values 0–64 bytes of UTF-8, with no control or format characters (``WireText``).
     @discardableResult
     public func setTag(_ value: String?, for key: String) -> Bool {
         guard let value else {
             tracker.pointee.tags[key] = nil
             return true
         }
-        guard (1...VisitContext.maximumTagLength).contains(key.count), value.count <= VisitContext.maximumTagLength,
+        guard WireText.isValid(key, maximumBytes: VisitContext.maximumTagLength),
+              WireText.isValid(value, maximumBytes: VisitContext.maximumTagLength, allowEmpty: true),
               tracker.pointee.tags[key] != nil || tracker.pointee.tags.count < VisitContext.maximumTags else { return false }
         tracker.pointee.tags[key] = value
         return true

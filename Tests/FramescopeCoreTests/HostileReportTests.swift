@@ -166,3 +166,27 @@ struct HostileReportTests {
         #expect(report.inconsistency == nil)
     }
 }
+
+@Suite("Wire text")
+struct WireTextTests {
+    @Test("Names are limited in UTF-8 bytes and refuse control, format and separator scalars; combining marks and markup characters are text")
+    func rule() {
+        #expect(WireText.problem(in: "Feed", maximumBytes: 128) == nil)
+        #expect(WireText.problem(in: "<b>\"\u{301}é日本", maximumBytes: 128) == nil)
+        #expect(WireText.problem(in: "", maximumBytes: 128) == "must not be empty")
+        #expect(WireText.problem(in: "", maximumBytes: 128, allowEmpty: true) == nil)
+        #expect(WireText.problem(in: "a" + String(repeating: "\u{301}", count: 64), maximumBytes: 128)?.contains("129") == true)
+        for (scalar, kind) in [("\u{202E}", "format"), ("\u{600}", "format"), ("\u{200B}", "format"), ("\u{7}", "control"),
+                               ("\n", "control"), ("\u{2028}", "separator"), ("\u{E000}", "private-use")] {
+            #expect(WireText.problem(in: "x" + scalar, maximumBytes: 128)?.contains(kind) == true, "\(scalar.unicodeScalars.first!.value)")
+        }
+    }
+
+    @Test("sanitized removes refused scalars and cuts at a scalar boundary within the byte limit")
+    func sanitized() {
+        #expect(WireText.sanitized("Feed\u{202E}\n", maximumBytes: 128, fallback: "?") == "Feed")
+        #expect(WireText.sanitized("\u{202E}", maximumBytes: 128, fallback: "(unnamed)") == "(unnamed)")
+        let cut = WireText.sanitized(String(repeating: "é", count: 100), maximumBytes: 9, fallback: "?")
+        #expect(cut.utf8.count == 8 && WireText.isValid(cut, maximumBytes: 9))
+    }
+}

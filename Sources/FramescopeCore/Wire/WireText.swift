@@ -32,6 +32,21 @@ public enum WireText {
         problem(in: text, maximumBytes: maximumBytes, allowEmpty: allowEmpty) == nil
     }
 
+    /// `text` made to follow the rule: refused scalars removed, and cut to at most
+    /// `maximumBytes` of UTF-8 at a scalar boundary; `fallback` when nothing is left. The
+    /// SDK passes screen names through it, so a visit is never refused for its name.
+    public static func sanitized(_ text: String, maximumBytes: Int, fallback: String) -> String {
+        var scalars = String.UnicodeScalarView()
+        var bytes = 0
+        for scalar in text.unicodeScalars where refusedKind(of: scalar) == nil {
+            let width = UTF8.width(scalar)
+            guard bytes + width <= maximumBytes else { break }
+            scalars.append(scalar)
+            bytes += width
+        }
+        return scalars.isEmpty ? fallback : String(scalars)
+    }
+
     /// The kind of scalar that is refused, or `nil` for one that is allowed.
     static func refusedKind(of scalar: Unicode.Scalar) -> String? {
         switch scalar.properties.generalCategory {
