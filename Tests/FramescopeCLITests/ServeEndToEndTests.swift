@@ -195,6 +195,34 @@ struct ServeEndToEndTests {
         #expect(try CLI.run(["apps", "list", "--db", db]).stdout.contains("revoked"))
         #expect(try CLI.run(["apps", "revoke", "nope", "--db", db]).exitCode == 65)
     }
+
+    @Test("apps rotate: a new read key ends the old one at once; a new ingest key keeps the old one for its grace days; /metrics needs the admin token file")
+    func rotateAndAdmin() async throws {
+        let directory = try TemporaryDirectory()
+        let db = directory.url.appendingPathComponent("collector.sqlite").path
+        let created = try CLI.run(["apps", "create", "Shop", "--db", db, "--format", "json"])
+        let keys = try #require(JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: String])
+        let read = try CLI.run(["apps", "rotate", "shop", "--key", "read", "--db", db, "--format", "json"])
+        #expect(read.exitCode == 0, "\(read.stderr)")
+        let newRead = try #require((JSONSerialization.jsonObject(with: Data(read.stdout.utf8)) as? [String: Any])?["key"] as? String)
+        let ingest = try CLI.run(["apps", "rotate", "shop", "--key", "ingest", "--grace-days", "7", "--db", db])
+        #expect(ingest.stdout.contains("new ingest key: fsi_") && ingest.stdout.contains("keeps working until"), "\(ingest.stdout)")
+        #expect(try CLI.run(["apps", "rotate", "nope", "--key", "read", "--db", db]).exitCode == 65)
+        #expect(try CLI.run(["apps", "rotate", "shop", "--key", "read", "--grace-days", "3", "--db", db]).exitCode == 64)
+
+        let tokenFile = directory.url.appendingPathComponent("admin-token").path
+        try "admin-token-0123456789abcdef\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        let server = try ServerProcess(arguments: ["--db", db, "--admin-token-file", tokenFile])
+        defer { server.stop() }
+        #expect(try await server.request("/v1/apps/shop/screens", key: try #require(keys["readKey"])).0 == 401)
+        #expect(try await server.request("/v1/apps/shop/screens", key: newRead).0 == 200)
+        // The old ingest key still sends during its grace period.
+        #expect(try await server.request("/v1/events", method: "POST", key: try #require(keys["ingestKey"]), body: Data("{}".utf8)).0 == 400)
+        #expect(try await server.request("/metrics", key: newRead).0 == 401)
+        #expect(try await server.request("/metrics", key: "admin-token-0123456789abcdef").0 == 200)
+        let short = try CLI.run(["serve", "--db", db, "--port", "0", "--admin-token-file", "/nonexistent/token"])
+        #expect(short.exitCode == 74)
+    }
 }
 
 @Suite("framescope loadtest", .serialized)
