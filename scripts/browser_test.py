@@ -86,8 +86,10 @@ def main():
         driver.find_element(By.CSS_SELECTOR, "main.sign-in button").click()
         WebDriverWait(driver, 60).until(lambda d: "/dashboard/apps/" in d.current_url)
         check(driver.current_url.startswith(url + "/dashboard/apps/demo/screens"), "signing in returns to the page asked for")
-        cookie = next((c for c in driver.get_cookies() if c["name"] == "framescope_read_key"), None)
-        check(cookie is not None and cookie.get("httpOnly") and cookie.get("sameSite") == "Strict", "the key is kept in an HTTP-only, SameSite=Strict cookie")
+        cookie = next((c for c in driver.get_cookies() if c["name"] == "framescope_session"), None)
+        check(cookie is not None and cookie.get("httpOnly") and cookie.get("sameSite") == "Strict", "the session is kept in an HTTP-only, SameSite=Strict cookie")
+        check(cookie is not None and cookie.get("value") != read_key and read_key not in str(driver.get_cookies()),
+              "the cookie holds a session id, never the read key")
 
         # Overview: tiles, trends with their data points, the split by version.
         driver.get(url + "/dashboard/apps/demo")
@@ -176,7 +178,7 @@ def main():
             phone.quit()
 
         # Server-side render time over the 30-day demo range.
-        session = f"framescope_read_key={read_key}"
+        session = f"framescope_session={cookie['value'] if cookie else ''}"
         times = render_times(url, session, ["/dashboard/apps/demo", "/dashboard/apps/demo/screens", "/dashboard/apps/demo/screens/Feed",
                                             "/dashboard/apps/demo/compare?baseline=3.0.0&candidate=3.1.0"])
         for path, median, longest in times:

@@ -288,11 +288,20 @@ def ingest_cases(collector):
     expect_4xx(c, "(g) unknown Content-Encoding (br)", json.dumps(c.batch([c.event()])).encode(), {"Content-Encoding": "br"})
 
     # (h) Numbers outside the report's physics or outside JSON.
-    # NaN and Infinity are not JSON numbers: as literals, and as the strings that some decoders
-    # turn into them; 1e400 is a JSON number that overflows a Double.
+    # NaN and Infinity are not JSON numbers, and 1e400 is one no parser can hold in a Double:
+    # a body holding one is not JSON the collector can read, so it is refused whole with 400
+    # invalid_json, and the message says where the parser stopped.
     for name, field, value in [("NaN", "hitchTime", float("nan")), ("Infinity", "duration", float("inf")),
-                               ('"NaN" (a string)', "hitchTime", "NaN"), ('"-Infinity" (a string)', "duration", "-Infinity"),
-                               ("1e400", "duration", RawNumber("1e400")), ("-1", "hangTime", -1), ("-1", "droppedFrames", -1),
+                               ("1e400", "duration", RawNumber("1e400"))]:
+        status, parsed, raw = c.post(c.batch([c.event(), c.event(report={field: value})]))
+        _, problem = error_shape(parsed)
+        error = parsed.get("error", {}) if isinstance(parsed, dict) else {}
+        ok = status == 400 and problem is None and error.get("code") == "invalid_json" and "not valid JSON:" in error.get("message", "")
+        check(ok and c.healthy(), f"(h) report.{field} = {name} (not a JSON number): 400 invalid_json saying where, collector up"
+              + ("" if ok else f"; got {status} {short(raw.decode(errors='replace'), 160)}"))
+    # The strings some decoders turn into NaN, and numbers outside physics: refused by field.
+    for name, field, value in [('"NaN" (a string)', "hitchTime", "NaN"), ('"-Infinity" (a string)', "duration", "-Infinity"),
+                               ("-1", "hangTime", -1), ("-1", "droppedFrames", -1),
                                ("1e308", "duration", 1e308), ("1e308", "hitchTime", 1e308)]:
         expect_refusal(c, f"(h) report.{field} = {name}", c.batch([c.event(), c.event(report={field: value})]),
                        {1: rf"events\[1\]\.report\.{re.escape(field)}"})

@@ -190,7 +190,7 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
         let parts = path.split(separator: "/")
         return patterns.first { pattern in
             pattern.components.count == parts.count
-                && zip(pattern.components, parts).allSatisfy { $0.hasPrefix(":") ? !$1.isEmpty : $0 == $1 }
+                && zip(pattern.components, parts).allSatisfy { ($0.hasPrefix(":") || ($0.hasPrefix("{") && $0.hasSuffix("}"))) ? !$1.isEmpty : $0 == $1 }
         }?.allowed
     }
 
@@ -266,8 +266,10 @@ func decodeBatch(_ body: ByteBuffer) throws -> (batch: WireBatch, rawEvents: [St
         batch = try JSONDecoder().decode(WireBatch.self, from: Data(buffer: body))
     } catch let error as DecodingError {
         let field = error.fieldPath
-        if case .dataCorrupted = error, field.isEmpty {
-            throw CollectorError(.badRequest, code: "invalid_json", message: "the body is not valid JSON")
+        if case let .dataCorrupted(context) = error, field.isEmpty {
+            // The parser's own words say where (NaN, Infinity and 1e400 are not JSON numbers).
+            let detail = (context.underlyingError as? NSError)?.userInfo[NSDebugDescriptionErrorKey] as? String ?? context.debugDescription
+            throw CollectorError(.badRequest, code: "invalid_json", message: "the body is not valid JSON: \(detail.prefix(200))")
         }
         throw CollectorError(.badRequest, code: "invalid_field", field: field.isEmpty ? nil : field, message: error.reason)
     }
@@ -294,6 +296,18 @@ func gunzip(_ body: ByteBuffer, limit: Int) throws -> ByteBuffer {
     guard output.readableBytes <= limit else {
         throw CollectorError(.contentTooLarge, code: "decompressed_too_large", field: "Content-Encoding",
                              message: "the body decompresses to more than \(limit >> 20) MiB")
+    }
+    // A stream cut short still inflates to what it held: its last four bytes (ISIZE, the
+    // length modulo 2³²) then do not match, and the body is refused as gzip, not as JSON.
+    let view = body.readableBytesView
+    guard view.count >= 18 else {
+        throw CollectorError(.badRequest, code: "invalid_gzip", field: "Content-Encoding", message: "the body is not valid gzip data")
+    }
+    let trailer = view.suffix(4)
+    let size = trailer.reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+    guard size == UInt32(truncatingIfNeeded: output.readableBytes) else {
+        throw CollectorError(.badRequest, code: "invalid_gzip", field: "Content-Encoding",
+                             message: "the gzip data is cut short or damaged (its trailer does not match)")
     }
     return output
 }
@@ -348,6 +362,10 @@ func screenQuery(_ parameters: some Sequence<(key: Substring, value: Substring)>
     let to = try time("to", default: now)
     let from = try time("from", default: to - 30 * 86_400)
     guard from < to else { throw CollectorError(.badRequest, code: "invalid_parameter", field: "from", message: "from must be before to") }
+    if let network = values["network"], VisitContext.Network(rawValue: network) == nil {
+        throw CollectorError(.badRequest, code: "invalid_parameter", field: "network",
+                             message: "network must be one of \(VisitContext.Network.allCases.map(\.rawValue).joined(separator: ", "))")
+    }
     var lowPower: Bool?
     if let text = values["lowPower"] {
         guard let flag = Bool(text) else {
