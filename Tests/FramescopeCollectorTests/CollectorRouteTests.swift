@@ -173,8 +173,31 @@ struct CollectorRouteTests {
             let damaged = try await client.execute(uri: "/v1/events", method: .post, headers: headers, body: ByteBuffer(string: "not gzip at all"))
             #expect(damaged.status == .badRequest)
             #expect(try error(damaged).code == "invalid_gzip")
+            // A stream cut short inflates to part of the JSON: its trailer gives it away.
+            let truncated = ByteBuffer(bytes: Array(zipped.readableBytesView.prefix(zipped.readableBytes / 2)))
+            let cut = try await client.execute(uri: "/v1/events", method: .post, headers: headers, body: truncated)
+            #expect(cut.status == .badRequest)
+            #expect(try error(cut).code == "invalid_gzip")
             headers[.contentEncoding] = "identity"
+            // Not JSON: the message says where the parser stopped.
+            let notJSON = try await client.execute(uri: "/v1/events", method: .post, headers: headers, body: ByteBuffer(string: #"{"batchId": NaN}"#))
+            #expect(try error(notJSON).code == "invalid_json")
+            #expect(try error(notJSON).message.hasPrefix("the body is not valid JSON: "))
             #expect(try await client.execute(uri: "/v1/events", method: .post, headers: headers, body: ByteBuffer(data: try jsonData(makeBatch(id: "plain", start: Self.now - 600)))).status == .accepted)
+        }
+    }
+
+    @Test("Read routes: an unknown network is refused by name, and another method on a parameterised path is 405 with Allow")
+    func readRouteParameters() async throws {
+        try await withCollector { client, shop, _ in
+            let bad = try await client.execute(uri: "/v1/apps/shop/screens?network=AAA", method: .get, headers: [.authorization: "Bearer \(shop.readKey)"])
+            #expect(bad.status == .badRequest)
+            #expect(try error(bad).field == "network")
+            let good = try await client.execute(uri: "/v1/apps/shop/screens?network=wifi", method: .get, headers: [.authorization: "Bearer \(shop.readKey)"])
+            #expect(good.status == .ok)
+            let trace = try await client.execute(uri: "/v1/apps/shop/compare", method: .delete, headers: [.authorization: "Bearer \(shop.readKey)"])
+            #expect(trace.status == .methodNotAllowed)
+            #expect(trace.headers[.allow] == "GET")
         }
     }
 
