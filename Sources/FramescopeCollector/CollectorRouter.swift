@@ -266,10 +266,8 @@ func decodeBatch(_ body: ByteBuffer) throws -> (batch: WireBatch, rawEvents: [St
         batch = try JSONDecoder().decode(WireBatch.self, from: Data(buffer: body))
     } catch let error as DecodingError {
         let field = error.fieldPath
-        if case let .dataCorrupted(context) = error, field.isEmpty {
-            // The parser's own words say where (NaN, Infinity and 1e400 are not JSON numbers).
-            let detail = (context.underlyingError as? NSError)?.userInfo[NSDebugDescriptionErrorKey] as? String ?? context.debugDescription
-            throw CollectorError(.badRequest, code: "invalid_json", message: "the body is not valid JSON: \(detail.prefix(200))")
+        if case .dataCorrupted = error, field.isEmpty {
+            throw CollectorError(.badRequest, code: "invalid_json", message: invalidJSONMessage(Data(buffer: body)))
         }
         throw CollectorError(.badRequest, code: "invalid_field", field: field.isEmpty ? nil : field, message: error.reason)
     }
@@ -313,6 +311,21 @@ func gunzip(_ body: ByteBuffer, limit: Int) throws -> ByteBuffer {
 }
 
 /// Reads `Authorization: Bearer <key>` and checks that the key is of `kind`.
+/// What is wrong with a body that is not JSON, in the words of Foundation's parser, which
+/// says where it stopped ("Invalid value around character 12.", "Number 1e400 is not
+/// representable in Swift."): JSONDecoder on Linux does not. Parses again, on this error
+/// path only.
+func invalidJSONMessage(_ body: Data) -> String {
+    do {
+        _ = try JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])
+    } catch {
+        if let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String {
+            return "the body is not valid JSON: \(detail.prefix(200))"
+        }
+    }
+    return "the body is not valid JSON"
+}
+
 /// Checks `Authorization: Bearer <admin token>` against `expected` in constant time.
 /// - Throws: 403 when no admin token is configured, 401 when the header is missing or wrong.
 func checkAdminToken(_ request: Request, expected: String?) throws {

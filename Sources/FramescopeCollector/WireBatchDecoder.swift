@@ -216,7 +216,8 @@ struct WireJSONParser {
 
     /// A report from its base64 binary form, as ``ScreenVisitEvent`` reads it.
     private static func binaryReport(_ text: String) throws(Decline) -> FrameReport {
-        guard let bytes = Base64.decode(text), let report = try? FrameReport(binary: bytes) else { throw Decline() }
+        guard let bytes = Base64.decode(text),
+              let report = try? FrameReport(binary: bytes, maximumTallyEntries: FrameReport.maximumTallyEntriesPerVisit) else { throw Decline() }
         return report
     }
 

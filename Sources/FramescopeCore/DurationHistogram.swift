@@ -155,7 +155,8 @@ public struct DurationHistogram: Sendable, Hashable {
     public func value(atQuantile q: Double) -> Double? {
         guard count > 0 else { return nil }
         let clampedQ = q.isNaN ? 0 : min(max(q, 0), 1)
-        let rank = max(1, Int((clampedQ * Double(count)).rounded(.up)))
+        let exactRank = (clampedQ * Double(count)).rounded(.up)
+        let rank = exactRank >= Double(count) ? count : max(1, Int(exactRank))
         var seen = 0
         for bucket in buckets {
             seen = seen.addingSaturated(bucket.count)

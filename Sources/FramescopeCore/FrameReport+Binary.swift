@@ -39,9 +39,12 @@ extension FrameReport {
     }
 
     /// Decodes ``binaryEncoded()`` output and checks it.
+    /// - Parameter maximumTallyEntries: The most entries ``windowFPS`` and ``refreshRates``
+    ///   may each hold, refused before they are read: ``maximumTallyEntriesPerVisit`` for
+    ///   a device's report, unbounded for a stored rollup.
     /// - Throws: ``BinaryReportError`` when the bytes are cut short, of another version,
     ///   out of range, or describe an inconsistent report.
-    public init(binary bytes: some Collection<UInt8>) throws(BinaryReportError) {
+    public init(binary bytes: some Collection<UInt8>, maximumTallyEntries: Int = .max) throws(BinaryReportError) {
         var reader = BinaryReader(bytes: Array(bytes))
         guard try reader.byte() == Self.binaryVersion else { throw BinaryReportError("unknown binary report version") }
         self.init()
@@ -64,8 +67,8 @@ extension FrameReport {
         maxFrameDuration = high.isNaN ? nil : high
         stabilityBand = try reader.double()
         frameDurations = try reader.histogram()
-        windowFPS = try reader.tally()
-        refreshRates = try reader.tally()
+        windowFPS = try reader.tally(maximumEntries: maximumTallyEntries)
+        refreshRates = try reader.tally(maximumEntries: maximumTallyEntries)
         guard reader.isAtEnd else { throw BinaryReportError("trailing bytes after the report") }
         if let (field, message) = inconsistency { throw BinaryReportError("\(field): \(message)") }
     }
@@ -213,9 +216,9 @@ public struct BinaryReader: Sendable {
         }
     }
 
-    /// A tally written as delta-coded pairs, checked.
-    public mutating func tally() throws(BinaryReportError) -> Tally {
-        let pairs = try self.pairs()
+    /// A tally written as delta-coded pairs, checked; at most `maximumEntries` of them.
+    public mutating func tally(maximumEntries: Int = .max) throws(BinaryReportError) -> Tally {
+        let pairs = try self.pairs(maximumCount: maximumEntries)
         do {
             return try Tally(entries: pairs.map { Tally.Entry(key: $0.0, count: $0.1) })
         } catch {
@@ -224,8 +227,9 @@ public struct BinaryReader: Sendable {
     }
 
     /// A count and delta-coded pairs, as ``BinaryWriter/pairs(_:)`` wrote them.
-    public mutating func pairs() throws(BinaryReportError) -> [(Int, Int)] {
+    public mutating func pairs(maximumCount: Int = .max) throws(BinaryReportError) -> [(Int, Int)] {
         let count = try self.count()
+        guard count <= maximumCount else { throw BinaryReportError("more than \(maximumCount) entries") }
         guard count <= bytes.count - position else { throw BinaryReportError("pair count exceeds the data") }
         var result: [(Int, Int)] = []
         result.reserveCapacity(count)

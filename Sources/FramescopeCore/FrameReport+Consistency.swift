@@ -20,6 +20,19 @@ extension FrameReport {
     /// ranges.
     public static let maximumTallyEntriesPerVisit = 1024
 
+    /// The shortest time one frame or dropped frame can take, in nanoseconds: one refresh
+    /// at ``maximumRefreshRate`` less the analyzer's rounding allowance
+    /// (``FrameAnalyzer/refreshIntervalRange`` starts at 999,900 ns).
+    static let shortestFrameNanoseconds: UInt64 = 999_000
+
+    /// Whether `count` frames of at least ``shortestFrameNanoseconds`` fit into `total`:
+    /// `count × 999,000 ≤ total`, computed exactly in 128 bits.
+    static func fits(_ count: Int, into total: NanosecondTotal) -> Bool {
+        guard count > 0 else { return true }
+        let (high, low) = UInt64(count).multipliedFullWidth(by: shortestFrameNanoseconds)
+        return NanosecondTotal(high: high, low: low) <= total
+    }
+
     /// The first field that contradicts another or breaks physics, with what is wrong,
     /// or `nil` when the report is consistent. Reports made by ``FrameAnalyzer`` are
     /// always consistent.
@@ -35,15 +48,16 @@ extension FrameReport {
                                ("frozenFrames", frozenFrames), ("rejectedTicks", rejectedTicks)] where value < 0 {
             return (field, "\(field) must not be negative, got \(value)")
         }
-        // Frames and dropped frames each last at least one refresh (1 ms at 1000 Hz).
-        let refreshesInDuration = durationNanoseconds.nanoseconds * 1e-9 * Double(Self.maximumRefreshRate)
-        if Double(frames) > refreshesInDuration + 1 {
+        // Frames and dropped frames each last at least one refresh (1 ms at 1000 Hz). The
+        // bounds are exact integer products and hold for sums whenever they hold for each
+        // part, so a merge of checked reports (a rollup row) passes the same check.
+        if !Self.fits(frames, into: durationNanoseconds) {
             return ("frames", "frames (\(frames)) is more than \(Self.maximumRefreshRate) per second of duration (\(duration) s)")
         }
-        if Double(droppedFrames) > refreshesInDuration + 1 {
+        if !Self.fits(droppedFrames, into: durationNanoseconds) {
             return ("droppedFrames", "droppedFrames (\(droppedFrames)) is more than \(Self.maximumRefreshRate) per second of duration (\(duration) s)")
         }
-        if Double(firstFrames) > firstDurationNanoseconds.nanoseconds * 1e-9 * Double(Self.maximumRefreshRate) + 1 {
+        if !Self.fits(firstFrames, into: firstDurationNanoseconds) {
             return ("firstFrames", "firstFrames (\(firstFrames)) is more than \(Self.maximumRefreshRate) per second of firstDuration")
         }
         if frameDurations.count != frames { return ("frames", "frames is \(frames) but the frame-duration histogram holds \(frameDurations.count)") }
@@ -79,8 +93,10 @@ extension FrameReport {
         case let (low?, high?):
             if frames == 0 { return ("frameDuration", "frameDuration.min and .max must be null without frames") }
             if !(low.isFinite && high.isFinite && low > 0 && low <= high) { return ("frameDuration", "frameDuration.min (\(low)) and .max (\(high)) must be positive with min ≤ max") }
-            let roundingAllowance = Double(frames) * 1e-9  // each frame's duration is summed in whole nanoseconds
-            if Double(frames) * low > duration + roundingAllowance || high > duration + roundingAllowance {
+            // Each frame's duration is summed in whole nanoseconds, and the products below are
+            // doubles: both allowances scale with the sums, so merged reports pass as their parts do.
+            let allowance = Double(frames) * 1e-9 + duration * 1e-9
+            if Double(frames) * low > duration + allowance || high > duration + allowance {
                 return ("frameDuration", "frameDuration.min/.max do not fit duration (\(duration) s over \(frames) frames)")
             }
         default:

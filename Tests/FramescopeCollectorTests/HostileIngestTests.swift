@@ -205,6 +205,53 @@ struct HostileEventRouteTests {
         }
     }
 
+    @Test("Past the bytes the collector may hold at once, a request is answered 503 with Retry-After before its body is read")
+    func bytesInFlight() async throws {
+        try await CollectorRouteTests().withCollector(configure: { $0.maximumBytesInFlight = 1_000 }) { client, shop, _ in
+            let body = try jsonData(makeBatch(id: "big", start: Self.now - 600))
+            #expect(body.count > 1_000)
+            let response = try await client.execute(uri: "/v1/events", method: .post, headers: [.authorization: "Bearer \(shop.ingestKey)"],
+                                                    body: ByteBuffer(data: body))
+            #expect(response.status == .serviceUnavailable)
+            #expect(response.headers[.retryAfter] == "1")
+            let error = try JSONDecoder().decode(ErrorBody.self, from: Data(buffer: response.body)).error
+            #expect(error.code == "saturated")
+        }
+    }
+
+    @Test("Visits that each pass physics merge into a row that passes it too: tiny visits cannot poison a rollup row")
+    func noPoisonedRows() async throws {
+        try await CollectorRouteTests().withCollector { client, shop, _ in
+            // Two one-frame visits of 1 ns each, same screen and hour: the old per-visit
+            // allowance (+1 frame) let each pass, and their merge (2 frames in 2 ns) failed to
+            // decode on every later read of the row.
+            let batch = makeBatch(id: "tiny", count: 2, start: Self.now - 600)
+            let response = try await post(client, shop.ingestKey, batch) { json in
+                for index in 0..<2 {
+                    try editReport(&json, event: index) { report in
+                        report["frames"] = 1
+                        report["duration"] = 1e-9
+                        report["droppedFrames"] = 0; report["dropEvents"] = 0; report["maxDroppedFrames"] = 0; report["hitchTime"] = 0
+                        report["slowFrames"] = 0; report["frozenFrames"] = 0; report["hangs"] = 0; report["hangTime"] = 0
+                        report["frameDuration"] = ["min": 1e-9, "max": 1e-9]
+                        report["refreshRates"] = ["60": 1]
+                        report["histograms"] = ["frameDuration": [[0, 1]], "windowFPS": [], "stabilityBand": 0.2]
+                    }
+                }
+                var events = try #require(json["events"] as? [[String: Any]])
+                for index in 0..<2 { events[index]["motion"] = NSNull() }
+                json["events"] = events
+            }
+            #expect(response.status == .accepted)
+            let answer = try JSONDecoder().decode(IngestResponse.self, from: Data(buffer: response.body))
+            #expect(answer.accepted == 0, "a frame of 1 ns is shorter than any display refresh: \(answer.rejected.map(\.message))")
+            // Visits at exactly the fastest refresh still merge into a readable row.
+            let query = try await client.execute(uri: "/v1/apps/shop/screens?from=2026-11-19&to=2026-11-21", method: .get,
+                                                 headers: [.authorization: "Bearer \(shop.readKey)"])
+            #expect(query.status == .ok)
+        }
+    }
+
     @Test("A device field with a format character (U+0600 before '<') is refused with 400 naming it")
     func hostileEnvelope() async throws {
         try await CollectorRouteTests().withCollector { client, shop, _ in

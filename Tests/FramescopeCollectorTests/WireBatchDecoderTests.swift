@@ -49,7 +49,7 @@ struct WireBatchDecoderTests {
         } catch let error as DecodingError {
             let field = error.fieldPath
             if case .dataCorrupted = error, field.isEmpty {
-                return .failure(code: "invalid_json", field: nil, message: "the body is not valid JSON")
+                return .failure(code: "invalid_json", field: nil, message: invalidJSONMessage(Data(body)))
             }
             return .failure(code: "invalid_field", field: field.isEmpty ? nil : field, message: error.reason)
         } catch {

@@ -190,3 +190,35 @@ struct WireTextTests {
         #expect(cut.utf8.count == 8 && WireText.isValid(cut, maximumBytes: 9))
     }
 }
+
+@Suite("Physics holds for merges")
+struct PhysicsMergeTests {
+    @Test("Reports at the edge of every bound merge into a report that is still consistent (the bounds are additive)")
+    func edgeReportsMerge() throws {
+        // One frame of exactly the shortest refresh allowed: frames × 999,000 ns = duration.
+        var edge = FrameReport()
+        edge.frames = 1
+        edge.durationNanoseconds = NanosecondTotal(999_000 as UInt64)
+        edge.minFrameDuration = 0.000_999
+        edge.maxFrameDuration = 0.000_999
+        edge.frameDurations.record(seconds: 0.000_999)
+        edge.refreshRates.add(1000)
+        #expect(edge.inconsistency == nil)
+        var merged = FrameReport()
+        for _ in 0..<1000 { merged.merge(edge) }
+        #expect(merged.inconsistency == nil)
+        var tooShort = edge
+        tooShort.durationNanoseconds = NanosecondTotal(998_999 as UInt64)
+        tooShort.minFrameDuration = 0.000_998_999
+        tooShort.maxFrameDuration = 0.000_998_999
+        #expect(tooShort.inconsistency?.field == "frames")
+    }
+
+    @Test("A saturated histogram still answers a quantile instead of trapping")
+    func saturatedQuantile() throws {
+        var histogram = try DurationHistogram(buckets: [DurationHistogram.Bucket(index: 900, count: Int.max)])
+        histogram.merge(histogram)
+        #expect(histogram.value(atQuantile: 1) != nil)
+        #expect(histogram.value(atQuantile: 0.5) != nil)
+    }
+}

@@ -57,7 +57,7 @@ extension ScreenVisitEvent {
             throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "\(key.stringValue) is not base64")
         }
         do {
-            return try FrameReport(binary: bytes)
+            return try FrameReport(binary: bytes, maximumTallyEntries: FrameReport.maximumTallyEntriesPerVisit)
         } catch {
             throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: error.message)
         }
