@@ -124,19 +124,8 @@ public struct DurationHistogram: Sendable, Hashable {
     public mutating func merge(_ other: DurationHistogram) {
         guard !other.buckets.isEmpty else { return }
         guard !buckets.isEmpty else { self = other; return }
-        var merged: [Bucket] = []
-        merged.reserveCapacity(buckets.count + other.buckets.count)
-        var left = 0
-        var right = 0
-        while left < buckets.count || right < other.buckets.count {
-            if right == other.buckets.count || (left < buckets.count && buckets[left].index < other.buckets[right].index) {
-                merged.append(buckets[left]); left += 1
-            } else if left == buckets.count || other.buckets[right].index < buckets[left].index {
-                merged.append(other.buckets[right]); right += 1
-            } else {
-                merged.append(Bucket(index: buckets[left].index, count: buckets[left].count.addingSaturated(other.buckets[right].count)))
-                left += 1; right += 1
-            }
+        let merged = mergeSorted(buckets, other.buckets, key: \.index) {
+            Bucket(index: $0.index, count: $0.count.addingSaturated($1.count))
         }
         buckets = merged
         count = count.addingSaturated(other.count)

@@ -79,23 +79,7 @@ public struct Tally: Sendable, Hashable {
     public mutating func merge(_ other: Tally) {
         guard !other.entries.isEmpty else { return }
         guard !entries.isEmpty else { self = other; return }
-        var merged: [Entry] = []
-        merged.reserveCapacity(entries.count + other.entries.count)
-        var left = 0
-        var right = 0
-        while left < entries.count || right < other.entries.count {
-            if right == other.entries.count || (left < entries.count && entries[left].key < other.entries[right].key) {
-                merged.append(entries[left])
-                left += 1
-            } else if left == entries.count || other.entries[right].key < entries[left].key {
-                merged.append(other.entries[right])
-                right += 1
-            } else {
-                merged.append(Entry(key: entries[left].key, count: entries[left].count.addingSaturated(other.entries[right].count)))
-                left += 1
-                right += 1
-            }
-        }
+        let merged = mergeSorted(entries, other.entries, key: \.key) { Entry(key: $0.key, count: $0.count.addingSaturated($1.count)) }
         entries = merged
     }
 
@@ -135,4 +119,29 @@ struct DenseTally: Sendable {
         for (key, count) in overflow { tally.add(transform(key), count: count) }
         return tally
     }
+}
+
+/// Merges two arrays sorted by strictly ascending `key` in one pass; elements with equal
+/// keys are combined by `combine`. Tallies and duration histograms merge this way.
+/// - Complexity: O(*n* + *m*).
+func mergeSorted<Element>(_ left: [Element], _ right: [Element], key: (Element) -> Int,
+                          combine: (Element, Element) -> Element) -> [Element] {
+    var merged: [Element] = []
+    merged.reserveCapacity(left.count + right.count)
+    var l = 0
+    var r = 0
+    while l < left.count || r < right.count {
+        if r == right.count || (l < left.count && key(left[l]) < key(right[r])) {
+            merged.append(left[l])
+            l += 1
+        } else if l == left.count || key(right[r]) < key(left[l]) {
+            merged.append(right[r])
+            r += 1
+        } else {
+            merged.append(combine(left[l], right[r]))
+            l += 1
+            r += 1
+        }
+    }
+    return merged
 }

@@ -14,8 +14,13 @@ enum CLI {
     }
 
     static func run(_ arguments: [String]) throws -> CLIResult {
+        try runProduct(binary, arguments)
+    }
+
+    /// Runs the built executable at `executable` to its end, capturing its output and its error.
+    static func runProduct(_ executable: URL, _ arguments: [String]) throws -> CLIResult {
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = executable
         process.arguments = arguments
         let out = Pipe()
         let err = Pipe()

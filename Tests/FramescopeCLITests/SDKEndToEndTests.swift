@@ -15,21 +15,7 @@ func startExample(_ arguments: [String]) throws -> LineReadingProcess {
 
 /// Runs the built `FramescopeExample` to its end and captures its output and its error.
 func runExample(_ arguments: [String]) throws -> CLIResult {
-    let process = Process()
-    process.executableURL = builtProduct(named: "FramescopeExample")
-    process.arguments = arguments
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    // Read before waiting so a large output cannot fill the pipe and stall the child.
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return CLIResult(exitCode: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                     stderr: String(decoding: stderr, as: UTF8.self))
+    try CLI.runProduct(builtProduct(named: "FramescopeExample"), arguments)
 }
 
 /// The screens of the example's "stored visit N: Screen, …" lines among `lines`.
