@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .library(name: "FramescopeCore", targets: ["FramescopeCore"]),
+        .library(name: "FramescopeSimulation", targets: ["FramescopeSimulation"]),
         .library(name: "FramescopeTraces", targets: ["FramescopeTraces"]),
         .library(name: "FramescopeTesting", targets: ["FramescopeTesting"]),
         .library(name: "FramescopeCollector", targets: ["FramescopeCollector"]),
@@ -30,6 +31,9 @@ let package = Package(
     targets: [
         // Ticks in, reports out: standard library only.
         .target(name: "FramescopeCore"),
+        // The frame-pipeline simulator, the thesis' scenarios and simulated fleets (demo data,
+        // load tests): standard library and Core only. The SDK does not link it.
+        .target(name: "FramescopeSimulation", dependencies: ["FramescopeCore"]),
         // Reading recorded traces (Framescope CSV/JSON) from bytes and files.
         .target(name: "FramescopeTraces", dependencies: ["FramescopeCore"]),
         // Budget assertions for Swift Testing and XCTest.
@@ -50,7 +54,7 @@ let package = Package(
         .executableTarget(
             name: "FramescopeExample",
             dependencies: [
-                "FramescopeSDK", "FramescopeCore",
+                "FramescopeSDK", "FramescopeCore", "FramescopeSimulation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Examples/FramescopeExample"
@@ -62,6 +66,7 @@ let package = Package(
             name: "FramescopeCollector",
             dependencies: [
                 "FramescopeCore",
+                "FramescopeSimulation",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -88,6 +93,7 @@ let package = Package(
             name: "framescope",
             dependencies: [
                 "FramescopeCore",
+                "FramescopeSimulation",
                 "FramescopeTraces",
                 "FramescopeCollector",
                 "FramescopeDashboard",
@@ -95,7 +101,8 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
-        .testTarget(name: "FramescopeCoreTests", dependencies: ["FramescopeCore"]),
+        .testTarget(name: "FramescopeCoreTests", dependencies: ["FramescopeCore", "FramescopeSimulation"]),
+        .testTarget(name: "FramescopeSimulationTests", dependencies: ["FramescopeCore", "FramescopeSimulation"]),
         .testTarget(name: "FramescopeTracesTests", dependencies: ["FramescopeCore", "FramescopeTraces"]),
         .testTarget(name: "FramescopeTestingTests", dependencies: ["FramescopeCore", "FramescopeTesting"]),
         // Starting the package's built executables from tests and reading their output.
@@ -103,17 +110,17 @@ let package = Package(
         .testTarget(
             name: "FramescopeSDKTests",
             dependencies: [
-                "FramescopeSDK", "FramescopeCore", "FramescopeCollector", "FramescopeProcessTesting",
+                "FramescopeSDK", "FramescopeCore", "FramescopeSimulation", "FramescopeCollector", "FramescopeProcessTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
-        .testTarget(name: "FramescopeCLITests", dependencies: ["framescope", "FramescopeExample", "FramescopeCore", "FramescopeProcessTesting"]),
+        .testTarget(name: "FramescopeCLITests", dependencies: ["framescope", "FramescopeExample", "FramescopeCore", "FramescopeSimulation", "FramescopeProcessTesting"]),
         .testTarget(
             name: "FramescopeCollectorTests",
             dependencies: [
-                "FramescopeCollector", "FramescopeCore", "FramescopeDashboard",
+                "FramescopeCollector", "FramescopeCore", "FramescopeSimulation", "FramescopeDashboard",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]

@@ -18,6 +18,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "FramescopeCore", package: "Framescope"),
+                .product(name: "FramescopeSimulation", package: "Framescope"),
             ],
             path: "Benchmarks/EngineBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FramescopeCore
+import FramescopeSimulation
 import FramescopeSDK
 import Foundation
 

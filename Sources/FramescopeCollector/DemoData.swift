@@ -1,5 +1,6 @@
 import Foundation
 import FramescopeCore
+import FramescopeSimulation
 
 /// The demo app: id `demo`, filled with four weeks of simulated fleet data
 /// (``FleetSimulation/demo(appId:start:days:deviceCount:seed:)``), clearly labelled as

@@ -174,7 +174,7 @@ extension Array {
     /// The first index whose element satisfies `belongsToSecondPartition`, for an array
     /// already partitioned by it (binary search).
     @usableFromInline
-    func partitioningIndex(where belongsToSecondPartition: (Element) -> Bool) -> Int {
+    package func partitioningIndex(where belongsToSecondPartition: (Element) -> Bool) -> Int {
         var low = 0
         var high = count
         while low < high {

@@ -2,7 +2,7 @@
 /// ``FrameReport`` plus dense histograms, and optionally the span's FPS windows.
 ///
 /// Every array is allocated once, in `init`, so ``record(_:endingAt:)`` never allocates.
-struct FrameAccumulator: Sendable {
+package struct FrameAccumulator: Sendable {
     private(set) var counters: FrameReport
     private var durations = DenseDurationHistogram()
     private var rates = DenseTally()
@@ -17,7 +17,7 @@ struct FrameAccumulator: Sendable {
     /// - Parameter tracksWindows: whether this span keeps its own FPS windows (a
     ///   segment does; the part of a recording outside segments does not, because the
     ///   recording's windows run across segment boundaries).
-    init(configuration: AnalyzerConfiguration, tracksWindows: Bool) {
+    package init(configuration: AnalyzerConfiguration, tracksWindows: Bool) {
         counters = FrameReport(stabilityBand: configuration.stabilityBand)
         hangThreshold = configuration.hangThreshold
         frozenThreshold = configuration.frozenThreshold
@@ -27,7 +27,7 @@ struct FrameAccumulator: Sendable {
 
     /// Counts one measured interval that ends at `timestamp` (seconds).
     @inline(__always)
-    mutating func record(_ frame: FrameSample, endingAt timestamp: Double) {
+    package mutating func record(_ frame: FrameSample, endingAt timestamp: Double) {
         counters.frames &+= 1
         counters.durationNanoseconds.add(frame.durationNanoseconds)
         if frame.duration < shortestFrame { shortestFrame = frame.duration }
@@ -70,7 +70,7 @@ struct FrameAccumulator: Sendable {
     }
 
     /// The report of everything recorded so far; the open window is left out.
-    func report() -> FrameReport {
+    package func report() -> FrameReport {
         var report = counters
         if report.frames > 0 {
             report.minFrameDuration = shortestFrame
@@ -141,7 +141,7 @@ struct WindowCounter: Sendable {
 }
 
 /// One interval's figures in the form the accumulators add, computed once per tick.
-struct FrameSample {
+package struct FrameSample {
     var start: Double
     var duration: Double
     var durationNanoseconds: Int64
@@ -151,7 +151,7 @@ struct FrameSample {
     var refreshRate: Int
 
     @inline(__always)
-    init(_ frame: FrameInterval, start: Double, refreshRate: Int) {
+    package init(_ frame: FrameInterval, start: Double, refreshRate: Int) {
         self.start = start
         duration = frame.duration
         durationNanoseconds = FrameReport.nanoseconds(frame.duration)

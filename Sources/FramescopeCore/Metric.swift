@@ -231,7 +231,7 @@ extension String {
 }
 
 /// `value` in decimal with leading zeros up to `width` digits ("007").
-func zeroPadded(_ value: Int64, width: Int) -> String {
+package func zeroPadded(_ value: Int64, width: Int) -> String {
     let text = String(value)
     return String(repeating: "0", count: max(0, width - text.count)) + text
 }

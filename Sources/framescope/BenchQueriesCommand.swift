@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import FramescopeCollector
 import FramescopeCore
+import FramescopeSimulation
 
 /// `framescope bench queries`: the collector's read queries over rollups that represent
 /// a large fleet.

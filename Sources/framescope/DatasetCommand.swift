@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import FramescopeCore
+import FramescopeSimulation
 
 /// `framescope dataset`: test data sets.
 struct DatasetCommand: ParsableCommand {

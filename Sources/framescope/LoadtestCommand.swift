@@ -2,6 +2,7 @@ import ArgumentParser
 import AsyncHTTPClient
 import Foundation
 import FramescopeCore
+import FramescopeSimulation
 import NIOCore
 
 /// `framescope loadtest`: sends simulated batches to a collector at a fixed rate and

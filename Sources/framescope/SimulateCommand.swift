@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import FramescopeCore
+import FramescopeSimulation
 
 /// `framescope simulate`: tick streams from the frame-pipeline simulator.
 struct SimulateCommand: ParsableCommand {

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import FramescopeCore
+import FramescopeSimulation
 import FramescopeProcessTesting
 import Testing
 

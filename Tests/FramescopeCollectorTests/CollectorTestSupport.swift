@@ -1,6 +1,7 @@
 import Foundation
 @testable import FramescopeCollector
 import FramescopeCore
+import FramescopeSimulation
 
 /// A store on a fresh SQLite file, deleted when the value is released.
 final class TemporaryStore {

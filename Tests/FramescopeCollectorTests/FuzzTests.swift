@@ -2,6 +2,7 @@ import CompressNIO
 import Foundation
 @testable import FramescopeCollector
 import FramescopeCore
+import FramescopeSimulation
 import NIOCore
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import FramescopeCore
+import FramescopeSimulation
 import Testing
 
 @Suite("Reports and budgets as JSON")

@@ -1,4 +1,5 @@
 import FramescopeCore
+import FramescopeSimulation
 import Testing
 
 @Suite("Merging reports and percentiles")

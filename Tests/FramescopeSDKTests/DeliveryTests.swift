@@ -1,6 +1,7 @@
 import Foundation
 import FramescopeCollector
 import FramescopeCore
+import FramescopeSimulation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting

@@ -1,5 +1,6 @@
 import Benchmark
 import FramescopeCore
+import FramescopeSimulation
 
 /// The simulators' own speed: simulated frames (and fleet visits) per second of CPU.
 func simulationBenchmarks() {

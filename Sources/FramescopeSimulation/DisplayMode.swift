@@ -1,3 +1,5 @@
+import FramescopeCore
+
 /// How a simulated display refreshes.
 public enum DisplayMode: Sendable, Hashable {
     /// A fixed rate, in Hz (60, 120, 50).

@@ -1,3 +1,5 @@
+import FramescopeCore
+
 /// The work one frame costs, as a ``Workload`` hands it to the ``PipelineSimulator``.
 public struct FrameWork: Sendable, Hashable {
     /// Main-thread time, in seconds: event handling, layout, the display-link callback.

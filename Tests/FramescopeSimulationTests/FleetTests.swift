@@ -1,5 +1,6 @@
 import Foundation
 import FramescopeCore
+import FramescopeSimulation
 import Testing
 
 @Suite("Fleet simulation and the wire format")

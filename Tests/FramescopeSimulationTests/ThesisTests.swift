@@ -1,5 +1,6 @@
 import Foundation
 import FramescopeCore
+import FramescopeSimulation
 import Testing
 
 @Suite("The thesis' data set and scenarios")

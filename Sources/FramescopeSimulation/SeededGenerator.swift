@@ -1,3 +1,5 @@
+import FramescopeCore
+
 /// A small, fast random number generator (SplitMix64) whose whole output follows
 /// from its seed, so every simulation is reproducible on every platform.
 ///

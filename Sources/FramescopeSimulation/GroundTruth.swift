@@ -1,3 +1,5 @@
+import FramescopeCore
+
 /// What a simulation caused, counted from whole vsyncs: the answer the engine must find
 /// in the simulated ticks.
 ///

@@ -1,3 +1,5 @@
+import FramescopeCore
+
 /// The ten variants the thesis measured, as simulations of its test: a 500-message list
 /// on a slow 60 Hz device, scrolled by a timer.
 ///

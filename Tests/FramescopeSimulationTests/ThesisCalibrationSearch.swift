@@ -1,4 +1,5 @@
-@testable import FramescopeCore
+import FramescopeCore
+@testable import FramescopeSimulation
 import Foundation
 import Testing
 

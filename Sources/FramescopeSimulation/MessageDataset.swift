@@ -1,3 +1,5 @@
+import FramescopeCore
+
 /// The message list of the thesis' test app: a generated chat of text and media
 /// messages, as its generator script described it.
 ///

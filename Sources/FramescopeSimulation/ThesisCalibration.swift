@@ -1,3 +1,5 @@
+import FramescopeCore
+
 /// The cost of each variant of the thesis, built as the thesis built its variants: each
 /// starts from the one before and changes only what its optimisation changes.
 ///

@@ -1,3 +1,5 @@
+import FramescopeCore
+
 /// A generic app workload: idle spells and scroll gestures in turn, per-frame work drawn
 /// from log-normal distributions, occasional expensive frames, and main-thread stalls.
 ///

@@ -1,3 +1,5 @@
+import FramescopeCore
+
 /// A simulated fleet of devices sending screen visits over weeks: the data behind
 /// `framescope serve --demo` and the collector's load generator.
 ///
