@@ -27,19 +27,17 @@ struct AnalyzeCommand: ParsableCommand {
     }
 
     func run() throws {
-        try CLIFailure.reporting {
-            let loader = ReportLoader(options: options)
-            let reports = try files.map { ($0, try loader.load($0)) }
-            switch format {
-            case .json:
-                if reports.count == 1 {
-                    print(try encodeJSON(reports[0].1))
-                } else {
-                    print(try encodeJSON(reports.map { FileReport(file: $0.0, report: $0.1) }))
-                }
-            case .table:
-                print(reports.map { "\($0.0)\n\n\(renderReport($0.1))" }.joined(separator: "\n\n"))
+        let loader = ReportLoader(options: options)
+        let reports = try files.map { ($0, try loader.load($0)) }
+        switch format {
+        case .json:
+            if reports.count == 1 {
+                print(try encodeJSON(reports[0].1))
+            } else {
+                print(try encodeJSON(reports.map { FileReport(file: $0.0, report: $0.1) }))
             }
+        case .table:
+            print(reports.map { "\($0.0)\n\n\(renderReport($0.1))" }.joined(separator: "\n\n"))
         }
     }
 }

@@ -26,8 +26,7 @@ struct AppsCommand: AsyncParsableCommand {
             do {
                 credentials = try await store.createApp(name: name, id: nil)
             } catch {
-                writeToStandardError("framescope: cannot create app '\(name)': \(error)\n")
-                throw ExitCode(CLIFailure.dataError)
+                throw CLIFailure(exitCode: CLIFailure.dataError, message: "cannot create app '\(name)': \(error)")
             }
             switch format {
             case .json: print(try encodeJSON(credentials))
@@ -84,8 +83,7 @@ struct AppsCommand: AsyncParsableCommand {
             let grace = key == .ingest ? graceDays * 86_400 : 0
             let kind: KeyGrant.Kind = key == .ingest ? .ingest : .read
             guard let newKey = try await openStore(db).rotateKey(app: app, kind: kind, gracePeriod: grace, now: now) else {
-                writeToStandardError("framescope: no active app '\(app)' in \(db)\n")
-                throw ExitCode(CLIFailure.dataError)
+                throw CLIFailure(exitCode: CLIFailure.dataError, message: "no active app '\(app)' in \(db)")
             }
             let until = ISO8601.format(unixSeconds: now + grace)
             switch format {
@@ -107,8 +105,7 @@ struct AppsCommand: AsyncParsableCommand {
 
         func run() async throws {
             guard try await openStore(db).revokeApp(app) else {
-                writeToStandardError("framescope: no app '\(app)' in \(db)\n")
-                throw ExitCode(CLIFailure.dataError)
+                throw CLIFailure(exitCode: CLIFailure.dataError, message: "no app '\(app)' in \(db)")
             }
             print("revoked the keys of \(app)")
         }
@@ -120,7 +117,6 @@ func openStore(_ path: String) throws -> SQLiteStore {
     do {
         return try SQLiteStore(path: path)
     } catch {
-        writeToStandardError("framescope: \(path): cannot open the database: \(error)\n")
-        throw ExitCode(CLIFailure.ioError)
+        throw CLIFailure(exitCode: CLIFailure.ioError, message: "\(path): cannot open the database: \(error)")
     }
 }

@@ -37,47 +37,45 @@ struct BenchAnalyzeCommand: ParsableCommand {
     }
 
     func run() throws {
-        try CLIFailure.reporting {
-            let path = output ?? NSTemporaryDirectory() + "framescope-bench-\(getpid()).csv"
-            defer { if output == nil { try? FileManager.default.removeItem(atPath: path) } }
-            let bytes = try writeBenchmarkTrace(ticks: ticks, to: path)
-            let residentBefore = residentMemory().current
+        let path = output ?? NSTemporaryDirectory() + "framescope-bench-\(getpid()).csv"
+        defer { if output == nil { try? FileManager.default.removeItem(atPath: path) } }
+        let bytes = try writeBenchmarkTrace(ticks: ticks, to: path)
+        let residentBefore = residentMemory().current
 
-            let clock = ContinuousClock()
-            var source = try FileByteSource(path: path)
-            var report = RecordingReport(whole: FrameReport())
-            let elapsed = try clock.measure {
-                report = try TraceReader(file: path).analyze(from: &source)
-            }
-            let memory = residentMemory()
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-            let measured = report.whole.frames + report.whole.firstFrames + 1
-
-            let engineTicks = min(ticks, 50_000_000)
-            var analyzer = FrameAnalyzer()
-            let interval = 1.0 / 60
-            let engineElapsed = clock.measure {
-                var t = 0.0
-                for index in 0..<engineTicks {
-                    t += index % 97 == 96 ? 2 * interval : interval
-                    analyzer.record(FrameTick(timestamp: t, targetTimestamp: t + interval))
-                }
-            }
-            let engineSeconds = Double(engineElapsed.components.seconds) + Double(engineElapsed.components.attoseconds) * 1e-18
-
-            print("""
-                trace:                 \(ticks) ticks, \(Metric.decimal(Double(bytes) / 1e6, digits: 1)) MB CSV
-                analyze:               \(Metric.decimal(seconds, digits: 3)) s
-                ticks per second:      \(Metric.decimal(Double(measured) / seconds / 1e6, digits: 2)) million
-                throughput:            \(Metric.decimal(Double(bytes) / seconds / 1e6, digits: 1)) MB/s
-                resident before:       \(Metric.decimal(Double(residentBefore) / 1e6, digits: 1)) MB
-                resident after:        \(Metric.decimal(Double(memory.current) / 1e6, digits: 1)) MB
-                peak resident:         \(Metric.decimal(Double(memory.peak) / 1e6, digits: 1)) MB
-                engine only:           \(Metric.decimal(engineSeconds / Double(engineTicks) * 1e9, digits: 1)) ns per tick (\(engineTicks) ticks in memory)
-                check:                 \(report.whole.frames) frames, \(report.whole.dropEvents) drop events, \(report.segments.count) segments, averageFPS \(Metric.decimal(report.whole.averageFPS ?? 0, digits: 2))
-                """)
-            _ = analyzer.report().whole.frames
+        let clock = ContinuousClock()
+        var source = try FileByteSource(path: path)
+        var report = RecordingReport(whole: FrameReport())
+        let elapsed = try clock.measure {
+            report = try TraceReader(file: path).analyze(from: &source)
         }
+        let memory = residentMemory()
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        let measured = report.whole.frames + report.whole.firstFrames + 1
+
+        let engineTicks = min(ticks, 50_000_000)
+        var analyzer = FrameAnalyzer()
+        let interval = 1.0 / 60
+        let engineElapsed = clock.measure {
+            var t = 0.0
+            for index in 0..<engineTicks {
+                t += index % 97 == 96 ? 2 * interval : interval
+                analyzer.record(FrameTick(timestamp: t, targetTimestamp: t + interval))
+            }
+        }
+        let engineSeconds = Double(engineElapsed.components.seconds) + Double(engineElapsed.components.attoseconds) * 1e-18
+
+        print("""
+            trace:                 \(ticks) ticks, \(Metric.decimal(Double(bytes) / 1e6, digits: 1)) MB CSV
+            analyze:               \(Metric.decimal(seconds, digits: 3)) s
+            ticks per second:      \(Metric.decimal(Double(measured) / seconds / 1e6, digits: 2)) million
+            throughput:            \(Metric.decimal(Double(bytes) / seconds / 1e6, digits: 1)) MB/s
+            resident before:       \(Metric.decimal(Double(residentBefore) / 1e6, digits: 1)) MB
+            resident after:        \(Metric.decimal(Double(memory.current) / 1e6, digits: 1)) MB
+            peak resident:         \(Metric.decimal(Double(memory.peak) / 1e6, digits: 1)) MB
+            engine only:           \(Metric.decimal(engineSeconds / Double(engineTicks) * 1e9, digits: 1)) ns per tick (\(engineTicks) ticks in memory)
+            check:                 \(report.whole.frames) frames, \(report.whole.dropEvents) drop events, \(report.segments.count) segments, averageFPS \(Metric.decimal(report.whole.averageFPS ?? 0, digits: 2))
+            """)
+        _ = analyzer.report().whole.frames
     }
 }
 

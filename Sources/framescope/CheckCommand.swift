@@ -31,30 +31,28 @@ struct CheckCommand: ParsableCommand {
     }
 
     func run() throws {
-        try CLIFailure.reporting {
-            let limits = try loadBudget(budget)
-            let loader = ReportLoader(options: options)
-            var results: [CheckResult] = []
-            for file in files {
-                let violations = limits.violations(of: try loader.load(file))
-                results.append(CheckResult(file: file, violations: violations.map(ViolationRecord.init)))
-            }
-            let passed = results.allSatisfy { $0.violations.isEmpty }
-            switch format {
-            case .json:
-                print(try encodeJSON(CheckOutput(passed: passed, files: results)))
-            case .table:
-                for result in results {
-                    if result.violations.isEmpty {
-                        print("\(result.file): meets the budget")
-                    } else {
-                        print("\(result.file): \(result.violations.count) limit\(result.violations.count == 1 ? "" : "s") broken")
-                        for violation in result.violations { print("  \(violation.message)") }
-                    }
+        let limits = try loadBudget(budget)
+        let loader = ReportLoader(options: options)
+        var results: [CheckResult] = []
+        for file in files {
+            let violations = limits.violations(of: try loader.load(file))
+            results.append(CheckResult(file: file, violations: violations.map(ViolationRecord.init)))
+        }
+        let passed = results.allSatisfy { $0.violations.isEmpty }
+        switch format {
+        case .json:
+            print(try encodeJSON(CheckOutput(passed: passed, files: results)))
+        case .table:
+            for result in results {
+                if result.violations.isEmpty {
+                    print("\(result.file): meets the budget")
+                } else {
+                    print("\(result.file): \(result.violations.count) limit\(result.violations.count == 1 ? "" : "s") broken")
+                    for violation in result.violations { print("  \(violation.message)") }
                 }
             }
-            if !passed { throw ExitCode(CLIFailure.budgetFailed) }
         }
+        if !passed { throw ExitCode(CLIFailure.budgetFailed) }
     }
 }
 

@@ -24,34 +24,32 @@ struct CompareCommand: ParsableCommand {
     @OptionGroup var options: AnalysisOptions
 
     func run() throws {
-        try CLIFailure.reporting {
-            let loader = ReportLoader(options: options)
-            let baselineReport = try loader.load(baseline)
-            let candidateReport = try loader.load(candidate)
-            let pick: (RecordingReport, String) throws -> FrameReport = { report, file in
-                switch scope {
-                case .recording: return report.whole
-                case .motion:
-                    guard let motion = report.motion else {
-                        throw CLIFailure(exitCode: CLIFailure.dataError, message: "\(file): has no segments, so no motion to compare")
-                    }
-                    return motion
+        let loader = ReportLoader(options: options)
+        let baselineReport = try loader.load(baseline)
+        let candidateReport = try loader.load(candidate)
+        let pick: (RecordingReport, String) throws -> FrameReport = { report, file in
+            switch scope {
+            case .recording: return report.whole
+            case .motion:
+                guard let motion = report.motion else {
+                    throw CLIFailure(exitCode: CLIFailure.dataError, message: "\(file): has no segments, so no motion to compare")
                 }
+                return motion
             }
-            let comparison = ReportComparison(baseline: try pick(baselineReport, baseline), candidate: try pick(candidateReport, candidate))
-            switch format {
-            case .json:
-                print(try encodeJSON(ComparisonOutput(baseline: baseline, candidate: candidate, scope: scope.rawValue, comparison: comparison)))
-            case .table:
-                var table = TextTable(header: ["metric", "baseline", "candidate", "change", "change %", ""])
-                for row in comparison.rows {
-                    let change = row.change.map { ($0 > 0 ? "+" : "") + row.metric.format($0) } ?? "—"
-                    let percent = row.changePercent.map { ($0 > 0 ? "+" : "") + Metric.decimal($0, digits: 1) + " %" } ?? "—"
-                    let verdict = row.verdict == .same ? "" : row.verdict.rawValue
-                    table.rows.append([row.metric.rawValue, row.baseline.map(row.metric.format) ?? "—", row.candidate.map(row.metric.format) ?? "—", change, percent, verdict])
-                }
-                print("baseline:  \(baseline)\ncandidate: \(candidate)\nscope:     \(scope.rawValue)\n\n" + table.render())
+        }
+        let comparison = ReportComparison(baseline: try pick(baselineReport, baseline), candidate: try pick(candidateReport, candidate))
+        switch format {
+        case .json:
+            print(try encodeJSON(ComparisonOutput(baseline: baseline, candidate: candidate, scope: scope.rawValue, comparison: comparison)))
+        case .table:
+            var table = TextTable(header: ["metric", "baseline", "candidate", "change", "change %", ""])
+            for row in comparison.rows {
+                let change = row.change.map { ($0 > 0 ? "+" : "") + row.metric.format($0) } ?? "—"
+                let percent = row.changePercent.map { ($0 > 0 ? "+" : "") + Metric.decimal($0, digits: 1) + " %" } ?? "—"
+                let verdict = row.verdict == .same ? "" : row.verdict.rawValue
+                table.rows.append([row.metric.rawValue, row.baseline.map(row.metric.format) ?? "—", row.candidate.map(row.metric.format) ?? "—", change, percent, verdict])
             }
+            print("baseline:  \(baseline)\ncandidate: \(candidate)\nscope:     \(scope.rawValue)\n\n" + table.render())
         }
     }
 }

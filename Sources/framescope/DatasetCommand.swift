@@ -44,9 +44,7 @@ struct MessagesCommand: ParsableCommand {
     }
 
     func run() throws {
-        try CLIFailure.reporting {
-            let messages = MessageDataset.generate(count: count, mediaProbability: mediaProbability, seed: seed)
-            try writeOutput(try encodeJSON(messages) + "\n", to: output)
-        }
+        let messages = MessageDataset.generate(count: count, mediaProbability: mediaProbability, seed: seed)
+        try writeOutput(try encodeJSON(messages) + "\n", to: output)
     }
 }

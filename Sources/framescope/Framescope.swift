@@ -13,4 +13,26 @@ struct Framescope: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [ServeCommand.self, AppsCommand.self, AnalyzeCommand.self, CheckCommand.self, CompareCommand.self, SimulateCommand.self, DatasetCommand.self, BenchCommand.self, LoadtestCommand.self]
     )
+
+    /// Parses the arguments, runs the chosen command and ends the process with its exit
+    /// code: usage errors as ArgumentParser reports them (64), every error a command's
+    /// `run` throws through ``CLIFailure/exitError(for:)``.
+    static func main() async {
+        let parsed: any ParsableCommand
+        do {
+            parsed = try parseAsRoot()
+        } catch {
+            exit(withError: error)
+        }
+        do {
+            if var command = parsed as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                var command = parsed
+                try command.run()
+            }
+        } catch {
+            exit(withError: CLIFailure.exitError(for: error))
+        }
+    }
 }

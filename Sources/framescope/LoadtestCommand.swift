@@ -89,8 +89,7 @@ struct LoadtestCommand: AsyncParsableCommand {
             print(String(decoding: try encoder.encode(summary), as: UTF8.self))
         }
         if summary.acknowledged == 0 {
-            writeToStandardError("framescope: \(url): no batch was acknowledged\(summary.errorText)\n")
-            throw ExitCode(CLIFailure.ioError)
+            throw CLIFailure(exitCode: CLIFailure.ioError, message: "\(url): no batch was acknowledged\(summary.errorText)")
         }
     }
 

@@ -79,8 +79,7 @@ struct ServeCommand: AsyncParsableCommand {
             cardinality.deviceModels = maxDeviceModelsPerDay
             store = try SQLiteStore(path: db, backgroundCheckpoints: true, cardinality: cardinality)
         } catch {
-            writeToStandardError("framescope: \(db): cannot open the database: \(error)\n")
-            throw ExitCode(CLIFailure.ioError)
+            throw CLIFailure(exitCode: CLIFailure.ioError, message: "\(db): cannot open the database: \(error)")
         }
         var lines: [String] = []
         if demo {
@@ -95,22 +94,19 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             dashboard = try DashboardPages(store: store)
         } catch {
-            writeToStandardError("framescope: cannot load the dashboard: \(error)\n")
-            throw ExitCode(CLIFailure.ioError)
+            throw CLIFailure(exitCode: CLIFailure.ioError, message: "cannot load the dashboard: \(error)")
         }
         let adminToken: String?
         if let adminTokenFile {
             guard let text = try? String(contentsOfFile: adminTokenFile, encoding: .utf8) else {
-                writeToStandardError("framescope: \(adminTokenFile): cannot read the admin token\n")
-                throw ExitCode(CLIFailure.ioError)
+                throw CLIFailure(exitCode: CLIFailure.ioError, message: "\(adminTokenFile): cannot read the admin token")
             }
             adminToken = text.trimmingCharacters(in: .whitespacesAndNewlines)
         } else {
             adminToken = ProcessInfo.processInfo.environment["FRAMESCOPE_ADMIN_TOKEN"]
         }
         if let adminToken, adminToken.utf8.count < 16 {
-            writeToStandardError("framescope: the admin token must be at least 16 characters\n")
-            throw ExitCode.validationFailure
+            throw ValidationError("the admin token must be at least 16 characters")
         }
         var limits = IngestLimits()
         limits.requestsPerSecond = rateLimit

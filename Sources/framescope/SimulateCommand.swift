@@ -78,29 +78,27 @@ struct SimulateCommand: ParsableCommand {
     }
 
     func run() throws {
-        try CLIFailure.reporting {
-            if list {
-                print(thesisTable(seed: seed))
-                return
-            }
-            let recording: SimulatedRecording
-            let description: String
-            if let name = scenario, let thesis = ThesisScenario.named(name) {
-                recording = thesis.simulate(seed: seed)
-                description = "thesis scenario \(name) (\(thesis.thesisRow)), seed \(seed)"
-            } else {
-                var generic = SyntheticWorkload(profile: workload.profile, duration: duration, idleLength: idle, scrollLength: scroll,
-                                                stallInterval: stallEvery, stallLength: stallLength, seed: seed)
-                let simulator = PipelineSimulator(display: display.mode, lowPower: lowPower, timestampJitter: jitter, seed: seed)
-                recording = simulator.run(&generic, startTime: 100)
-                description = "\(workload.rawValue) workload on a \(display.rawValue) display\(lowPower ? " in low-power mode" : ""), seed \(seed)"
-            }
-            let header = "simulated by framescope simulate: \(description); not a measurement of a device"
-            let text = output?.hasSuffix(".json") == true ? traceJSON(recording, header: header) : traceCSV(recording, header: header)
-            try writeOutput(text, to: output)
-            if let groundTruth {
-                try writeOutput(try encodeJSON(recording.groundTruth) + "\n", to: groundTruth)
-            }
+        if list {
+            print(thesisTable(seed: seed))
+            return
+        }
+        let recording: SimulatedRecording
+        let description: String
+        if let name = scenario, let thesis = ThesisScenario.named(name) {
+            recording = thesis.simulate(seed: seed)
+            description = "thesis scenario \(name) (\(thesis.thesisRow)), seed \(seed)"
+        } else {
+            var generic = SyntheticWorkload(profile: workload.profile, duration: duration, idleLength: idle, scrollLength: scroll,
+                                            stallInterval: stallEvery, stallLength: stallLength, seed: seed)
+            let simulator = PipelineSimulator(display: display.mode, lowPower: lowPower, timestampJitter: jitter, seed: seed)
+            recording = simulator.run(&generic, startTime: 100)
+            description = "\(workload.rawValue) workload on a \(display.rawValue) display\(lowPower ? " in low-power mode" : ""), seed \(seed)"
+        }
+        let header = "simulated by framescope simulate: \(description); not a measurement of a device"
+        let text = output?.hasSuffix(".json") == true ? traceJSON(recording, header: header) : traceCSV(recording, header: header)
+        try writeOutput(text, to: output)
+        if let groundTruth {
+            try writeOutput(try encodeJSON(recording.groundTruth) + "\n", to: groundTruth)
         }
     }
 }
