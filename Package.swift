@@ -123,7 +123,8 @@ let package = Package(
                 "FramescopeCollector", "FramescopeCore", "FramescopeSimulation", "FramescopeDashboard",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-            ]
+            ],
+            exclude: ["Fixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]
