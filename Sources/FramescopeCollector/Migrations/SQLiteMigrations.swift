@@ -1,0 +1,131 @@
+import GRDB
+
+/// The schema's timeline: each migration registered once, named by its version, appended
+/// and never edited (GRDB's migrator records which have run). A migration is frozen SQL,
+/// or frozen code of its own in this folder; it never calls the live store.
+extension SQLiteStore {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: apps, keys, batches, events, rollups") { db in
+            try db.execute(sql: """
+                CREATE TABLE apps (
+                    id TEXT PRIMARY KEY,
+                    name TEXT NOT NULL,
+                    created_at REAL NOT NULL,
+                    revoked_at REAL
+                );
+                CREATE TABLE keys (
+                    hash TEXT PRIMARY KEY,
+                    app_id TEXT NOT NULL REFERENCES apps(id),
+                    kind TEXT NOT NULL CHECK (kind IN ('ingest', 'read'))
+                );
+                CREATE TABLE batches (
+                    app_id TEXT NOT NULL,
+                    batch_id TEXT NOT NULL,
+                    received_at REAL NOT NULL,
+                    events INTEGER NOT NULL,
+                    PRIMARY KEY (app_id, batch_id)
+                );
+                CREATE TABLE events (
+                    id INTEGER PRIMARY KEY,
+                    app_id TEXT NOT NULL,
+                    batch_id TEXT NOT NULL,
+                    received_at REAL NOT NULL,
+                    started_at REAL NOT NULL,
+                    screen TEXT NOT NULL,
+                    app_version TEXT NOT NULL,
+                    os_version TEXT NOT NULL,
+                    device_model TEXT NOT NULL,
+                    network TEXT NOT NULL,
+                    low_power INTEGER NOT NULL,
+                    payload TEXT NOT NULL
+                );
+                CREATE INDEX events_by_app_time ON events(app_id, started_at);
+                CREATE TABLE rollups (
+                    app_id TEXT NOT NULL,
+                    hour INTEGER NOT NULL,
+                    screen TEXT NOT NULL,
+                    app_version TEXT NOT NULL,
+                    os_version TEXT NOT NULL,
+                    device_model TEXT NOT NULL,
+                    network TEXT NOT NULL,
+                    low_power INTEGER NOT NULL,
+                    visits INTEGER NOT NULL,
+                    report TEXT NOT NULL,
+                    motion TEXT,
+                    PRIMARY KEY (app_id, hour, screen, app_version, os_version, device_model, network, low_power)
+                );
+                """)
+        }
+        migrator.registerMigration("v2: rollup levels with per-visit statistics") { db in
+            // Frozen: the table names as they were, not the live ones.
+            for table in ["rollups_hourly", "rollups_daily", "rollups_screen_hourly", "rollups_screen_daily"] {
+                try db.execute(sql: """
+                    CREATE TABLE \(table) (
+                        app_id TEXT NOT NULL,
+                        bucket INTEGER NOT NULL,
+                        screen TEXT NOT NULL,
+                        app_version TEXT NOT NULL,
+                        os_version TEXT NOT NULL,
+                        device_model TEXT NOT NULL,
+                        network TEXT NOT NULL,
+                        low_power INTEGER NOT NULL,
+                        visits INTEGER NOT NULL,
+                        report BLOB NOT NULL,
+                        motion BLOB,
+                        stats BLOB NOT NULL,
+                        PRIMARY KEY (app_id, bucket, screen, app_version, os_version, device_model, network, low_power)
+                    ) WITHOUT ROWID
+                    """)
+            }
+            try db.execute(sql: "CREATE INDEX events_by_start ON events(started_at)")
+        }
+        migrator.registerMigration("v3: device sketches in rollups; v1 rollups carried over") { db in
+            // Frozen code of its own (Migrations/MigrationV3.swift), streaming v1's rows.
+            try MigrationV3.run(db)
+        }
+        migrator.registerMigration("v4: event indexes that grow at their end") { db in
+            // Indexed by exact start time, every new event landed at a random place among
+            // recent start times and dirtied an index page of its own, in each of two
+            // indexes: about 300 of the 390 pages a 100-event commit wrote. Keyed by app,
+            // or by the start's hour, a new event goes to the end of its key's range
+            // (entries with equal keys are in rowid order), so a commit dirties a few pages.
+            try db.execute(sql: """
+                DROP INDEX events_by_app_time;
+                DROP INDEX events_by_start;
+                CREATE INDEX events_by_app ON events(app_id);
+                CREATE INDEX events_by_start_hour ON events(CAST(started_at / 3600 AS INTEGER));
+                """)
+        }
+        migrator.registerMigration("v5: key expiry, dashboard sessions, batch ledger by receipt") { db in
+            try db.execute(sql: """
+                ALTER TABLE keys ADD COLUMN expires_at REAL;
+                CREATE TABLE sessions (
+                    hash TEXT PRIMARY KEY,
+                    app_id TEXT NOT NULL REFERENCES apps(id),
+                    key_hash TEXT NOT NULL,
+                    csrf TEXT NOT NULL,
+                    expires_at REAL NOT NULL
+                );
+                CREATE INDEX sessions_by_key ON sessions(key_hash);
+                CREATE INDEX batches_by_received ON batches(received_at);
+                """)
+        }
+        migrator.registerMigration("v6: distinct dimension values per app and day") { db in
+            try db.execute(sql: """
+                CREATE TABLE dimension_values (
+                    app_id TEXT NOT NULL,
+                    day INTEGER NOT NULL,
+                    dimension TEXT NOT NULL,
+                    value TEXT NOT NULL,
+                    PRIMARY KEY (app_id, day, dimension, value)
+                ) WITHOUT ROWID;
+                INSERT OR IGNORE INTO dimension_values SELECT DISTINCT app_id, bucket, 'screen', screen FROM rollups_daily;
+                INSERT OR IGNORE INTO dimension_values SELECT DISTINCT app_id, bucket, 'appVersion', app_version FROM rollups_daily;
+                INSERT OR IGNORE INTO dimension_values SELECT DISTINCT app_id, bucket, 'osVersion', os_version FROM rollups_daily;
+                INSERT OR IGNORE INTO dimension_values SELECT DISTINCT app_id, bucket, 'deviceModel', device_model FROM rollups_daily;
+                """)
+        }
+        return migrator
+    }
+}

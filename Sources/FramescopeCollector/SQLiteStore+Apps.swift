@@ -1,0 +1,111 @@
+import Crypto
+import Foundation
+import FramescopeCore
+import GRDB
+
+/// Apps and their keys: creation, listing, revocation, authentication, and the key
+/// material (random keys, their SHA-256 hashes).
+extension SQLiteStore {
+    /// Inserts the app and the SHA-256 hashes of two fresh keys in one transaction; fails if the id exists.
+    public func createApp(name: String, id: String?) async throws -> AppCredentials {
+        let appId = id ?? Self.slug(name)
+        let credentials = AppCredentials(app: appId, name: name, ingestKey: Self.newKey(.ingest), readKey: Self.newKey(.read))
+        try await pool.write { db in
+            try db.execute(sql: "INSERT INTO apps (id, name, created_at) VALUES (?, ?, ?)", arguments: [appId, name, Date().timeIntervalSince1970])
+            try Self.insertKeys(credentials, db)
+        }
+        return credentials
+    }
+
+    /// Deletes the app's key hashes, clears a revocation and stores two fresh keys; `nil` for an unknown app.
+    public func rotateKeys(app: String) async throws -> AppCredentials? {
+        try await pool.write { db in
+            guard let name = try String.fetchOne(db, sql: "SELECT name FROM apps WHERE id = ?", arguments: [app]) else { return nil }
+            try db.execute(sql: "DELETE FROM keys WHERE app_id = ?", arguments: [app])
+            try db.execute(sql: "DELETE FROM sessions WHERE app_id = ?", arguments: [app])
+            try db.execute(sql: "UPDATE apps SET revoked_at = NULL WHERE id = ?", arguments: [app])
+            let credentials = AppCredentials(app: app, name: name, ingestKey: Self.newKey(.ingest), readKey: Self.newKey(.read))
+            try Self.insertKeys(credentials, db)
+            return credentials
+        }
+    }
+
+    /// Every app, by id.
+    public func apps() async throws -> [AppRecord] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, name, created_at, revoked_at FROM apps ORDER BY id").map { row in
+                AppRecord(app: row["id"], name: row["name"], createdAt: ISO8601.format(unixSeconds: row["created_at"]),
+                          revoked: (row["revoked_at"] as Double?) != nil)
+            }
+        }
+    }
+
+    /// Marks the app revoked and deletes its key hashes and dashboard sessions; its data stays.
+    public func revokeApp(_ id: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE apps SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", arguments: [Date().timeIntervalSince1970, id])
+            let exists = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM apps WHERE id = ?)", arguments: [id]) ?? false
+            if exists {
+                try db.execute(sql: "DELETE FROM keys WHERE app_id = ?", arguments: [id])
+                try db.execute(sql: "DELETE FROM sessions WHERE app_id = ?", arguments: [id])
+            }
+            return exists
+        }
+    }
+
+    /// Looks the key's SHA-256 up among unrevoked apps' keys that have not expired (an
+    /// old ingest key in its grace period after a rotation still works).
+    public func authenticate(key: String) async throws -> KeyGrant? {
+        let hash = Self.hash(key)
+        let now = Date().timeIntervalSince1970
+        return try await pool.read { db in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT keys.hash, keys.app_id, keys.kind FROM keys JOIN apps ON apps.id = keys.app_id
+                WHERE keys.hash = ? AND apps.revoked_at IS NULL AND (keys.expires_at IS NULL OR keys.expires_at > ?)
+                """, arguments: [hash, now]) else { return nil }
+            let stored: String = row["hash"]
+            // The lookup is by hash; compare the digests in constant time all the same.
+            guard Self.constantTimeEqual(stored, hash), let kind = KeyGrant.Kind(rawValue: row["kind"]) else { return nil }
+            return KeyGrant(app: row["app_id"], kind: kind)
+        }
+    }
+
+    static func insertKeys(_ credentials: AppCredentials, _ db: Database) throws {
+        try db.execute(sql: "INSERT INTO keys (hash, app_id, kind) VALUES (?, ?, 'ingest'), (?, ?, 'read')",
+                       arguments: [hash(credentials.ingestKey), credentials.app, hash(credentials.readKey), credentials.app])
+    }
+
+    /// A new random key: `fsi_` (ingest) or `fsr_` (read) and 48 hex digits (192 bits).
+    static func newKey(_ kind: KeyGrant.Kind) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (kind == .ingest ? "fsi_" : "fsr_") + hex((0..<24).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    }
+
+    /// SHA-256 of a key, hex.
+    static func hash(_ key: String) -> String {
+        hex(Array(SHA256.hash(data: Data(key.utf8))))
+    }
+
+    /// Bytes as lower-case hexadecimal, two digits each.
+    static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { byte in
+            let text = String(byte, radix: 16)
+            return text.count == 1 ? "0" + text : text
+        }.joined()
+    }
+
+    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        FramescopeCollector.constantTimeEqual(Array(a.utf8), Array(b.utf8))
+    }
+
+    /// An app id from a name: lower-case letters, digits and dashes.
+    static func slug(_ name: String) -> String {
+        var result = ""
+        for character in name.lowercased() {
+            if character.isASCII && (character.isLetter || character.isNumber) { result.append(character) }
+            else if !result.hasSuffix("-") && !result.isEmpty { result.append("-") }
+        }
+        while result.hasSuffix("-") { result.removeLast() }
+        return result.isEmpty ? "app" : String(result.prefix(40))
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import FramescopeCore
+import GRDB
+
+/// Ingest: one transaction per group-commit flush appends raw events and upserts the
+/// rollups of every level.
+extension SQLiteStore {
+    /// Merges the batches' events per hourly rollup key in memory, then in one write
+    /// transaction records each new batch id, appends its raw events and upserts the
+    /// rollups of every level; a known batch id writes nothing.
+    public func ingest(_ batches: [IngestBatch]) async throws -> [IngestResult] {
+        let cache = rowCache
+        return try await pool.write { db in
+            db.afterNextTransaction(onCommit: { _ in cache.commit() }, onRollback: { _ in cache.rollback() })
+            var results: [IngestResult] = []
+            var seen: Set<[String]> = []
+            let batchKnown = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM batches WHERE app_id = ? AND batch_id = ?)")
+            let insertBatch = try db.cachedStatement(sql: "INSERT INTO batches (app_id, batch_id, received_at, events) VALUES (?, ?, ?, ?)")
+            let insertEvent = try db.cachedStatement(sql: """
+                INSERT INTO events (app_id, batch_id, received_at, started_at, screen, app_version, os_version, device_model, network, low_power, payload)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            var groups: [String: [RollupKey: RollupValue]] = [:]
+            var gate = CardinalityGate(limits: self.cardinality)
+            for batch in batches {
+                let id = [batch.app, batch.batchId]
+                let known = try seen.contains(id) || (Bool.fetchOne(batchKnown, arguments: [batch.app, batch.batchId]) ?? false)
+                if known {
+                    results.append(IngestResult(stored: 0, duplicate: true))
+                    continue
+                }
+                seen.insert(id)
+                try insertBatch.execute(arguments: [batch.app, batch.batchId, batch.receivedAt, batch.events.count])
+                let foldedBefore = gate.folded[batch.app] ?? [:]
+                for (index, (event, startedAt)) in batch.events.enumerated() {
+                    // Values past the app's daily limits fold into "(other)" (CardinalityLimits).
+                    let day = RollupLevel.floor(Int64(startedAt.rounded(.down)), to: 86_400)
+                    let screen = try gate.admit(event.screen, app: batch.app, day: day, dimension: "screen", db)
+                    let appVersion = try gate.admit(batch.appVersion, app: batch.app, day: day, dimension: "appVersion", db)
+                    let osVersion = try gate.admit(batch.osVersion, app: batch.app, day: day, dimension: "osVersion", db)
+                    let deviceModel = try gate.admit(batch.deviceModel, app: batch.app, day: day, dimension: "deviceModel", db)
+                    try insertEvent.execute(arguments: [batch.app, batch.batchId, batch.receivedAt, startedAt, screen, appVersion,
+                                                        osVersion, deviceModel, event.context.network.rawValue, event.context.lowPowerMode,
+                                                        batch.rawEvents[index]])
+                    let key = RollupKey(bucketStart: RollupLevel.floor(Int64(startedAt.rounded(.down)), to: 3600), screen: screen,
+                                        appVersion: appVersion, osVersion: osVersion, deviceModel: deviceModel,
+                                        network: event.context.network.rawValue, lowPower: event.context.lowPowerMode)
+                    groups[batch.app, default: [:]][key, default: RollupValue()].merge(RollupValue(visit: event, installationId: batch.installationId))
+                }
+                var folded: [String: Int] = [:]
+                for (dimension, count) in gate.folded[batch.app] ?? [:] where count > foldedBefore[dimension] ?? 0 {
+                    folded[dimension] = count - (foldedBefore[dimension] ?? 0)
+                }
+                results.append(IngestResult(stored: batch.events.count, duplicate: false, folded: folded))
+            }
+            for (app, values) in groups {
+                for level in RollupLevel.allCases {
+                    for (key, value) in level.regroup(values) {
+                        try Self.upsert(level, app: app, key: key, adding: value, db, cache: cache)
+                    }
+                }
+            }
+            return results
+        }
+    }
+
+    /// Adds `value` to the row of `key` in `level`'s table (read, merge, write).
+    /// - Parameter cache: Rows as last committed; a hit skips the read and decode, and the
+    ///   merged row is staged for the cache when the transaction commits.
+    static func upsert(_ level: RollupLevel, app: String, key: RollupKey, adding value: RollupValue, _ db: Database,
+                       cache: RollupRowCache? = nil) throws {
+        let table = tableName(level)
+        let keyArguments: StatementArguments = [app, key.bucketStart, key.screen, key.appVersion, key.osVersion, key.deviceModel, key.network, key.lowPower]
+        var merged = value
+        let cacheKey = RollupRowCache.Key(level: level, app: app, key: key)
+        if var cached = cache?.lookup(cacheKey) {
+            cached.merge(value)
+            merged = cached
+        } else {
+            let select = try db.cachedStatement(sql: """
+                SELECT visits, report, motion, stats, devices FROM \(table) WHERE app_id = ? AND bucket = ? AND screen = ? AND app_version = ?
+                AND os_version = ? AND device_model = ? AND network = ? AND low_power = ?
+                """)
+            if let row = try Row.fetchOne(select, arguments: keyArguments) {
+                var stored = try decodeValue(row)
+                stored.merge(value)
+                merged = stored
+            }
+        }
+        cache?.stage(cacheKey, merged)
+        let report = Data(merged.report.binaryEncoded())
+        let motion = merged.motion.map { Data($0.binaryEncoded()) }
+        let stats = Data(merged.statistics.binaryEncoded())
+        let devices = merged.devices.storedBytes().map { Data($0) }
+        try db.cachedStatement(sql: """
+            INSERT INTO \(table) (app_id, bucket, screen, app_version, os_version, device_model, network, low_power, visits, report, motion, stats, devices)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (app_id, bucket, screen, app_version, os_version, device_model, network, low_power)
+            DO UPDATE SET visits = excluded.visits, report = excluded.report, motion = excluded.motion, stats = excluded.stats, devices = excluded.devices
+            """).execute(arguments: keyArguments + [merged.visits, report, motion, stats, devices])
+    }
+
+    /// A rollup value from a row's `visits` and binary `report`, `motion` and `stats` columns.
+    static func decodeValue(_ row: Row) throws -> RollupValue {
+        let report = try FrameReport(binary: row["report"] as Data)
+        let motion = try (row["motion"] as Data?).map { try FrameReport(binary: $0) }
+        let statistics = try VisitStatistics(binary: [UInt8](row["stats"] as Data))
+        let devices = try (row["devices"] as Data?).map { try DeviceSketch(storedBytes: [UInt8]($0)) } ?? DeviceSketch()
+        return RollupValue(visits: row["visits"], report: report, motion: motion, statistics: statistics, devices: devices)
+    }
+
+    /// The table that holds `level`.
+    static func tableName(_ level: RollupLevel) -> String {
+        switch level {
+        case .hourly: "rollups_hourly"
+        case .daily: "rollups_daily"
+        case .screenHourly: "rollups_screen_hourly"
+        case .screenDaily: "rollups_screen_daily"
+        }
+    }
+
+    /// Writes precomputed rollups straight into every level, as if the visits they sum
+    /// had been ingested (without raw events): for benchmarks over very large data.
+    public func addRollups(app: String, hourly values: [RollupKey: RollupValue]) async throws {
+        let cache = rowCache
+        try await pool.write { db in
+            // Rows written here bypass the cache; drop what it holds once they commit.
+            db.afterNextTransaction(onCommit: { _ in cache.rollback() }, onRollback: { _ in cache.rollback() })
+            for level in RollupLevel.allCases {
+                for (key, value) in level.regroup(values) { try Self.upsert(level, app: app, key: key, adding: value, db) }
+            }
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import FramescopeCore
+import GRDB
+
+/// Reads: rollup rows merged per group, dimension values, and raw-event housekeeping.
+extension SQLiteStore {
+    /// Plans the reads (``RollupRead/plan(for:)``), selects their rows and merges them
+    /// per group in Swift.
+    public func aggregate(app: String, query: AggregateQuery) async throws -> [RollupAggregate] {
+        let filter = query.filter
+        var statements: [(sql: String, arguments: StatementArguments, level: RollupLevel)] = []
+        for read in RollupRead.plan(for: query) {
+            var sql = "SELECT bucket, screen, app_version, os_version, device_model, network, low_power, visits, report, motion, stats, devices FROM \(Self.tableName(read.level)) WHERE app_id = ? AND bucket >= ? AND bucket < ?"
+            var arguments: StatementArguments = [app, read.from, read.to]
+            if let screen = filter.screen { sql += " AND screen = ?"; arguments += [screen] }
+            if read.level.keepsDimensions {
+                for (column, value) in [("app_version", filter.appVersion), ("os_version", filter.osVersion), ("device_model", filter.deviceModel), ("network", filter.network)] {
+                    if let value { sql += " AND \(column) = ?"; arguments += [value] }
+                }
+                if let lowPower = filter.lowPower { sql += " AND low_power = ?"; arguments += [lowPower] }
+            }
+            statements.append((sql, arguments, read.level))
+        }
+        let planned = statements
+        struct GroupKey: Hashable { var screen: String?; var bucket: Double?; var dimension: String? }
+        let groups: [GroupKey: RollupValue] = try await pool.read { db in
+            var groups: [GroupKey: RollupValue] = [:]
+            for statement in planned {
+                let rows = try Row.fetchCursor(db, sql: statement.sql, arguments: statement.arguments)
+                while let row = try rows.next() {
+                    let key = RollupKey(bucketStart: row["bucket"], screen: row["screen"], appVersion: row["app_version"], osVersion: row["os_version"],
+                                        deviceModel: row["device_model"], network: row["network"], lowPower: row["low_power"])
+                    let group = GroupKey(screen: query.byScreen ? key.screen : nil,
+                                         bucket: query.interval.map { Double(RollupLevel.floor(key.bucketStart, to: Int64($0.seconds))) },
+                                         dimension: query.dimension.map { key.value(of: $0) })
+                    groups[group, default: RollupValue()].merge(try Self.decodeValue(row))
+                }
+            }
+            return groups
+        }
+        return groups.map { RollupAggregate(screen: $0.key.screen, bucketStart: $0.key.bucket, dimensionValue: $0.key.dimension, rollup: $0.value) }
+            .sorted { ($0.bucketStart ?? 0, $0.screen ?? "", $0.dimensionValue ?? "") < ($1.bucketStart ?? 0, $1.screen ?? "", $1.dimensionValue ?? "") }
+    }
+
+    /// `SELECT DISTINCT` over the daily rollups, without decoding any report.
+    public func dimensionValues(app: String, dimension: RollupDimension, from: Double, to: Double) async throws -> [String] {
+        let column = switch dimension {
+        case .appVersion: "app_version"
+        case .osVersion: "os_version"
+        case .deviceModel: "device_model"
+        case .network: "network"
+        case .lowPower: "low_power"
+        }
+        let dayFrom = RollupLevel.floor(Int64(from.rounded(.down)), to: 86_400)
+        let end = Int64(to.rounded(.up))
+        return try await pool.read { db in
+            if dimension == .lowPower {
+                return try Bool.fetchAll(db, sql: "SELECT DISTINCT low_power FROM rollups_daily WHERE app_id = ? AND bucket >= ? AND bucket < ? ORDER BY 1",
+                                         arguments: [app, dayFrom, end]).map { $0 ? "true" : "false" }
+            }
+            return try String.fetchAll(db, sql: "SELECT DISTINCT \(column) FROM rollups_daily WHERE app_id = ? AND bucket >= ? AND bucket < ? ORDER BY 1",
+                                       arguments: [app, dayFrom, end])
+        }
+    }
+
+    /// `SELECT COUNT(*)` over the app's raw events.
+    public func rawEventCount(app: String) async throws -> Int {
+        try await pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM events WHERE app_id = ?", arguments: [app]) ?? 0 }
+    }
+
+    /// Deletes up to `limit` raw events that started before `cutoff`, oldest hours first,
+    /// in one transaction. The walk follows `events_by_start_hour`; a cutoff on a whole
+    /// hour (as ``RetentionService`` passes) reads no event it keeps.
+    public func deleteRawEvents(startedBefore cutoff: Double, limit: Int) async throws -> Int {
+        // SQLite's CAST truncates toward zero, as Int64(_:) does.
+        let cutoffHour = Int64(cutoff / 3600)
+        let onWholeHour = cutoff > 0 && Double(cutoffHour) * 3600 == cutoff
+        // The hours to walk: those before the cutoff's hour, and that hour too when the
+        // cutoff falls inside it (`started_at < cutoff` then picks within it).
+        let lastHour = onWholeHour ? cutoffHour : cutoffHour + 1
+        return try await pool.write { db in
+            try db.execute(sql: """
+                DELETE FROM events WHERE id IN (
+                    SELECT id FROM events
+                    WHERE CAST(started_at / 3600 AS INTEGER) < ? AND started_at < ?
+                    ORDER BY CAST(started_at / 3600 AS INTEGER) LIMIT ?)
+                """, arguments: [lastHour, cutoff, limit])
+            return db.changesCount
+        }
+    }
+}
