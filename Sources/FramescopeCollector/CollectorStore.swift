@@ -1,7 +1,9 @@
 import FramescopeCore
 
-/// What the collector needs from storage. `SQLiteStore` is the embedded default; any
-/// other store (ClickHouse) must pass the same contract tests (`StoreContractTests`).
+/// What the collector needs from storage. `SQLiteStore` is the embedded default (on a
+/// file, or in memory); every store runs the same contract suite,
+/// `Tests/FramescopeCollectorTests/StoreContractTests.swift`, which a new store (ClickHouse)
+/// joins by adding itself to the suite's list of kinds.
 public protocol CollectorStore: Sendable {
     /// Creates an app with a fresh ingest key and read key, shown only in the result.
     /// - Parameter id: The app id to use; derived from `name` when `nil`.

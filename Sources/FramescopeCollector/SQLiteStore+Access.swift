@@ -12,7 +12,7 @@ extension SQLiteStore {
     /// leaked read key is revoked without touching ingest.
     public func rotateKey(app: String, kind: KeyGrant.Kind, gracePeriod: Double, now: Double) async throws -> String? {
         let key = Self.newKey(kind)
-        let found = try await pool.write { db -> Bool in
+        let found = try await database.write { db -> Bool in
             guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM apps WHERE id = ? AND revoked_at IS NULL)", arguments: [app]) ?? false else {
                 return false
             }
@@ -38,7 +38,7 @@ extension SQLiteStore {
     public func createSession(readKey: String, lifetime: Double, now: Double) async throws -> DashboardSession? {
         let keyHash = Self.hash(readKey)
         let session = DashboardSession(id: Self.randomToken(), app: "", csrfToken: Self.randomToken(), expiresAt: now + lifetime)
-        let app = try await pool.write { db -> String? in
+        let app = try await database.write { db -> String? in
             guard let app = try String.fetchOne(db, sql: """
                 SELECT keys.app_id FROM keys JOIN apps ON apps.id = keys.app_id
                 WHERE keys.hash = ? AND keys.kind = 'read' AND apps.revoked_at IS NULL AND (keys.expires_at IS NULL OR keys.expires_at > ?)
@@ -56,7 +56,7 @@ extension SQLiteStore {
     /// The grant of a live session: not expired, its read key still in place, its app not revoked.
     public func session(id: String, now: Double) async throws -> SessionGrant? {
         let hash = Self.hash(id)
-        return try await pool.read { db in
+        return try await database.read { db in
             guard let row = try Row.fetchOne(db, sql: """
                 SELECT sessions.app_id, sessions.csrf FROM sessions
                 JOIN keys ON keys.hash = sessions.key_hash
@@ -69,7 +69,7 @@ extension SQLiteStore {
 
     /// Ends a session (sign-out).
     public func deleteSession(id: String) async throws {
-        try await pool.write { db in
+        try await database.write { db in
             try db.execute(sql: "DELETE FROM sessions WHERE hash = ?", arguments: [Self.hash(id)])
         }
     }
@@ -78,7 +78,7 @@ extension SQLiteStore {
     /// dimension values of days before it, expired sessions and keys whose grace period is
     /// over; returns how many batch ids went.
     public func pruneAccessRecords(batchesReceivedBefore cutoff: Double, now: Double, limit: Int) async throws -> Int {
-        try await pool.write { db in
+        try await database.write { db in
             try db.execute(sql: """
                 DELETE FROM batches WHERE rowid IN (SELECT rowid FROM batches WHERE received_at < ? ORDER BY received_at LIMIT ?)
                 """, arguments: [cutoff, limit])

@@ -10,7 +10,7 @@ extension SQLiteStore {
     public func createApp(name: String, id: String?) async throws -> AppCredentials {
         let appId = id ?? Self.slug(name)
         let credentials = AppCredentials(app: appId, name: name, ingestKey: Self.newKey(.ingest), readKey: Self.newKey(.read))
-        try await pool.write { db in
+        try await database.write { db in
             try db.execute(sql: "INSERT INTO apps (id, name, created_at) VALUES (?, ?, ?)", arguments: [appId, name, Date().timeIntervalSince1970])
             try Self.insertKeys(credentials, db)
         }
@@ -19,7 +19,7 @@ extension SQLiteStore {
 
     /// Deletes the app's key hashes, clears a revocation and stores two fresh keys; `nil` for an unknown app.
     public func rotateKeys(app: String) async throws -> AppCredentials? {
-        try await pool.write { db in
+        try await database.write { db in
             guard let name = try String.fetchOne(db, sql: "SELECT name FROM apps WHERE id = ?", arguments: [app]) else { return nil }
             try db.execute(sql: "DELETE FROM keys WHERE app_id = ?", arguments: [app])
             try db.execute(sql: "DELETE FROM sessions WHERE app_id = ?", arguments: [app])
@@ -32,7 +32,7 @@ extension SQLiteStore {
 
     /// Every app, by id.
     public func apps() async throws -> [AppRecord] {
-        try await pool.read { db in
+        try await database.read { db in
             try Row.fetchAll(db, sql: "SELECT id, name, created_at, revoked_at FROM apps ORDER BY id").map { row in
                 AppRecord(app: row["id"], name: row["name"], createdAt: ISO8601.format(unixSeconds: row["created_at"]),
                           revoked: (row["revoked_at"] as Double?) != nil)
@@ -42,7 +42,7 @@ extension SQLiteStore {
 
     /// Marks the app revoked and deletes its key hashes and dashboard sessions; its data stays.
     public func revokeApp(_ id: String) async throws -> Bool {
-        try await pool.write { db in
+        try await database.write { db in
             try db.execute(sql: "UPDATE apps SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", arguments: [Date().timeIntervalSince1970, id])
             let exists = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM apps WHERE id = ?)", arguments: [id]) ?? false
             if exists {
@@ -58,7 +58,7 @@ extension SQLiteStore {
     public func authenticate(key: String) async throws -> KeyGrant? {
         let hash = Self.hash(key)
         let now = Date().timeIntervalSince1970
-        return try await pool.read { db in
+        return try await database.read { db in
             guard let row = try Row.fetchOne(db, sql: """
                 SELECT keys.hash, keys.app_id, keys.kind FROM keys JOIN apps ON apps.id = keys.app_id
                 WHERE keys.hash = ? AND apps.revoked_at IS NULL AND (keys.expires_at IS NULL OR keys.expires_at > ?)

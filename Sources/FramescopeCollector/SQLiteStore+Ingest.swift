@@ -10,7 +10,7 @@ extension SQLiteStore {
     /// rollups of every level; a known batch id writes nothing.
     public func ingest(_ batches: [IngestBatch]) async throws -> [IngestResult] {
         let cache = rowCache
-        return try await pool.write { db in
+        return try await database.write { db in
             db.afterNextTransaction(onCommit: { _ in cache.commit() }, onRollback: { _ in cache.rollback() })
             var results: [IngestResult] = []
             var seen: Set<[String]> = []
@@ -123,7 +123,7 @@ extension SQLiteStore {
     /// had been ingested (without raw events): for benchmarks over very large data.
     public func addRollups(app: String, hourly values: [RollupKey: RollupValue]) async throws {
         let cache = rowCache
-        try await pool.write { db in
+        try await database.write { db in
             // Rows written here bypass the cache; drop what it holds once they commit.
             db.afterNextTransaction(onCommit: { _ in cache.rollback() }, onRollback: { _ in cache.rollback() })
             for level in RollupLevel.allCases {

@@ -23,7 +23,7 @@ extension SQLiteStore {
         }
         let planned = statements
         struct GroupKey: Hashable { var screen: String?; var bucket: Double?; var dimension: String? }
-        let groups: [GroupKey: RollupValue] = try await pool.read { db in
+        let groups: [GroupKey: RollupValue] = try await database.read { db in
             var groups: [GroupKey: RollupValue] = [:]
             for statement in planned {
                 let rows = try Row.fetchCursor(db, sql: statement.sql, arguments: statement.arguments)
@@ -53,7 +53,7 @@ extension SQLiteStore {
         }
         let dayFrom = RollupLevel.floor(Int64(from.rounded(.down)), to: 86_400)
         let end = Int64(to.rounded(.up))
-        return try await pool.read { db in
+        return try await database.read { db in
             if dimension == .lowPower {
                 return try Bool.fetchAll(db, sql: "SELECT DISTINCT low_power FROM rollups_daily WHERE app_id = ? AND bucket >= ? AND bucket < ? ORDER BY 1",
                                          arguments: [app, dayFrom, end]).map { $0 ? "true" : "false" }
@@ -65,7 +65,7 @@ extension SQLiteStore {
 
     /// `SELECT COUNT(*)` over the app's raw events.
     public func rawEventCount(app: String) async throws -> Int {
-        try await pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM events WHERE app_id = ?", arguments: [app]) ?? 0 }
+        try await database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM events WHERE app_id = ?", arguments: [app]) ?? 0 }
     }
 
     /// Deletes up to `limit` raw events that started before `cutoff`, oldest hours first,
@@ -78,7 +78,7 @@ extension SQLiteStore {
         // The hours to walk: those before the cutoff's hour, and that hour too when the
         // cutoff falls inside it (`started_at < cutoff` then picks within it).
         let lastHour = onWholeHour ? cutoffHour : cutoffHour + 1
-        return try await pool.write { db in
+        return try await database.write { db in
             try db.execute(sql: """
                 DELETE FROM events WHERE id IN (
                     SELECT id FROM events

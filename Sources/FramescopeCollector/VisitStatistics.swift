@@ -6,6 +6,8 @@ import FramescopeCore
 ///
 /// The raw value is the figure's name in JSON, SQL and on the dashboard, and equals
 /// the report key where the report has one (`hitchRatio`, `hangRate`, `averageFPS`).
+/// Rollup rows store each figure's statistics under this name (not the case's position,
+/// so cases may be reordered or added freely); renaming a case needs a migration.
 public enum VisitMetric: String, CaseIterable, Sendable, Codable, Hashable {
     /// Hitch time per second of the whole visit (ms/s): Σ hitch ms / Σ duration s.
     case hitchRatio
@@ -195,15 +197,16 @@ public struct VisitStatistics: Sendable, Hashable {
 }
 
 extension VisitStatistics {
-    /// The statistics in the compact binary form stored in rollup rows: per figure present,
-    /// its index in ``VisitMetric/allCases``, the visit count, the five sums as doubles,
-    /// the zero count and the delta-coded histogram buckets.
+    /// The statistics in the compact binary form stored in rollup rows: the number of
+    /// figures present, then per figure its stable name (``VisitMetric``'s raw value, as
+    /// UTF-8 with its length), the visit count, the five sums as doubles, the zero count
+    /// and the delta-coded histogram buckets.
     public func binaryEncoded() -> [UInt8] {
         var writer = BinaryWriter()
         writer.unsigned(UInt64(metrics.count))
-        for (index, metric) in VisitMetric.allCases.enumerated() {
+        for metric in VisitMetric.allCases {
             guard let statistics = metrics[metric] else { continue }
-            writer.unsigned(UInt64(index))
+            writer.name(metric.rawValue)
             writer.unsigned(UInt64(statistics.visits))
             for sum in [statistics.sumX, statistics.sumY, statistics.sumXX, statistics.sumYY, statistics.sumXY] { writer.double(sum) }
             writer.unsigned(UInt64(statistics.zeroValues))
@@ -212,15 +215,23 @@ extension VisitStatistics {
         return writer.bytes
     }
 
+    /// Each figure's stored name as UTF-8, in ``VisitMetric/allCases`` order.
+    private static let storedNames: [[UInt8]] = VisitMetric.allCases.map { Array($0.rawValue.utf8) }
+
     /// Decodes ``binaryEncoded()`` output.
-    /// - Throws: ``BinaryReportError`` for short, malformed or out-of-range bytes.
+    /// - Throws: ``BinaryReportError`` for short, malformed or out-of-range bytes, a name
+    ///   that is no ``VisitMetric``, or a figure given twice.
     public init(binary bytes: [UInt8]) throws(BinaryReportError) {
         var reader = BinaryReader(bytes: bytes)
         let count = try reader.count()
         guard count <= VisitMetric.allCases.count else { throw BinaryReportError("too many statistics") }
         for _ in 0..<count {
-            let index = try reader.count()
-            guard index < VisitMetric.allCases.count else { throw BinaryReportError("unknown statistic \(index)") }
+            let name = try reader.name(maximumLength: 64)
+            guard let index = Self.storedNames.firstIndex(where: { $0.elementsEqual(name) }) else {
+                throw BinaryReportError("unknown statistic \(String(decoding: name, as: UTF8.self))")
+            }
+            let metric = VisitMetric.allCases[index]
+            guard metrics[metric] == nil else { throw BinaryReportError("statistic \(metric.rawValue) given twice") }
             var statistics = RatioStatistics()
             statistics.visits = try reader.count()
             statistics.sumX = try reader.double()
@@ -230,7 +241,7 @@ extension VisitStatistics {
             statistics.sumXY = try reader.double()
             statistics.zeroValues = try reader.count()
             statistics.positiveValues = try reader.histogram()
-            metrics[VisitMetric.allCases[index]] = statistics
+            metrics[metric] = statistics
         }
         guard reader.isAtEnd else { throw BinaryReportError("trailing bytes after the statistics") }
     }

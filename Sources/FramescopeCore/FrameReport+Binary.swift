@@ -127,6 +127,12 @@ public struct BinaryWriter: Sendable {
         }
     }
 
+    /// Appends a name as its UTF-8 length (a varint) and its UTF-8 bytes.
+    public mutating func name(_ name: String) {
+        unsigned(UInt64(name.utf8.count))
+        bytes.append(contentsOf: name.utf8)
+    }
+
     /// Appends a count and then each pair as (key − previous key, value); keys ascending and ≥ 0.
     public mutating func pairs(_ pairs: [(Int, Int)]) {
         unsigned(UInt64(pairs.count))
@@ -157,6 +163,15 @@ public struct BinaryReader: Sendable {
         guard position < bytes.count else { throw BinaryReportError("cut short") }
         defer { position += 1 }
         return bytes[position]
+    }
+
+    /// A name written by ``BinaryWriter/name(_:)``: its UTF-8 bytes, at most
+    /// `maximumLength` of them.
+    public mutating func name(maximumLength: Int) throws(BinaryReportError) -> ArraySlice<UInt8> {
+        let length = try count()
+        guard length <= maximumLength, length <= bytes.count - position else { throw BinaryReportError("name too long") }
+        defer { position += length }
+        return bytes[position..<position + length]
     }
 
     /// An unsigned LEB128 varint of at most 64 bits.

@@ -126,6 +126,10 @@ extension SQLiteStore {
                 INSERT OR IGNORE INTO dimension_values SELECT DISTINCT app_id, bucket, 'deviceModel', device_model FROM rollups_daily;
                 """)
         }
+        migrator.registerMigration("v7: per-visit statistics stored by figure name") { db in
+            // Frozen code of its own (Migrations/MigrationV7.swift), inside SQLite's UPDATE.
+            try MigrationV7.run(db)
+        }
         return migrator
     }
 }

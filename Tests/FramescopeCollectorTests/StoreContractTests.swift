@@ -1,0 +1,180 @@
+import Foundation
+@testable import FramescopeCollector
+import FramescopeCore
+import Testing
+
+/// What every ``CollectorStore`` must do, run against each store the collector has:
+/// SQLite on a file and SQLite in memory (the ClickHouse store joins this list).
+///
+/// Each test talks to the store only through the protocol, so a new store passes by
+/// behaving the same, not by sharing code.
+@Suite("Store contract")
+struct StoreContractTests {
+    /// A store under test and what must stay alive while it is used.
+    enum Kind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+        case sqliteFile = "SQLite on a file"
+        case sqliteMemory = "SQLite in memory"
+
+        var testDescription: String { rawValue }
+
+        func make() throws -> (store: any CollectorStore, keepAlive: AnyObject?) {
+            switch self {
+            case .sqliteFile:
+                let temporary = try TemporaryStore()
+                return (temporary.store, temporary)
+            case .sqliteMemory:
+                return (try SQLiteStore(inMemoryWith: CardinalityLimits()), nil)
+            }
+        }
+    }
+
+    static let now = ISO8601.parse("2026-11-20T12:00:00Z")!
+
+    func ingest(_ store: any CollectorStore, _ batch: EventBatch, app: String = "shop", receivedAt: Double = now) async throws -> IngestResult {
+        try await store.ingest([Self.ingestBatch(batch, app: app, receivedAt: receivedAt)])[0]
+    }
+
+    static func ingestBatch(_ batch: EventBatch, app: String = "shop", receivedAt: Double = now) -> IngestBatch {
+        let events = batch.events.compactMap { event in ISO8601.parse(event.startedAt).map { (event, $0) } }
+        return IngestBatch(app: app, batchId: batch.batchId, appVersion: batch.app.version, osVersion: batch.device.osVersion,
+                           deviceModel: batch.device.model, events: events, rawEvents: events.map { _ in "{}" }, receivedAt: receivedAt)
+    }
+
+    @Test("Apps get distinct random keys; revoked keys stop working; new keys replace old ones", arguments: Kind.allCases)
+    func appsAndKeys(_ kind: Kind) async throws {
+        let (store, keepAlive) = try kind.make()
+        let shop = try await store.createApp(name: "Shop", id: nil)
+        #expect(shop.app == "shop")
+        #expect(shop.ingestKey.hasPrefix("fsi_") && shop.readKey.hasPrefix("fsr_"))
+        #expect(shop.ingestKey != shop.readKey)
+        #expect(try await store.authenticate(key: shop.ingestKey) == KeyGrant(app: "shop", kind: .ingest))
+        #expect(try await store.authenticate(key: shop.readKey) == KeyGrant(app: "shop", kind: .read))
+        #expect(try await store.authenticate(key: "fsi_nope") == nil)
+        let other = try await store.createApp(name: "Other App!", id: nil)
+        #expect(other.app == "other-app")
+        await #expect(throws: (any Error).self) { try await store.createApp(name: "Again", id: "shop") }
+        #expect(try await store.apps().map(\.app) == ["other-app", "shop"])
+        #expect(try await store.revokeApp("shop"))
+        #expect(try await !store.revokeApp("nobody"))
+        #expect(try await store.authenticate(key: shop.ingestKey) == nil)
+        #expect(try await store.apps().first { $0.app == "shop" }?.revoked == true)
+        let rotated = try #require(try await store.rotateKeys(app: "shop"))
+        #expect(try await store.authenticate(key: rotated.readKey) == KeyGrant(app: "shop", kind: .read))
+        #expect(try await store.authenticate(key: shop.readKey) == nil)
+        #expect(try await store.apps().first { $0.app == "shop" }?.revoked == false)
+        #expect(try await store.rotateKeys(app: "nobody") == nil)
+        _ = keepAlive
+    }
+
+    @Test("A rotated ingest key keeps working for its grace period; a rotated read key ends its sessions at once", arguments: Kind.allCases)
+    func rotationAndSessions(_ kind: Kind) async throws {
+        let (store, keepAlive) = try kind.make()
+        let shop = try await store.createApp(name: "Shop", id: nil)
+        let now = Date().timeIntervalSince1970
+        let newIngest = try #require(try await store.rotateKey(app: "shop", kind: .ingest, gracePeriod: 3600, now: now))
+        #expect(try await store.authenticate(key: newIngest) == KeyGrant(app: "shop", kind: .ingest))
+        #expect(try await store.authenticate(key: shop.ingestKey) == KeyGrant(app: "shop", kind: .ingest))
+        let newest = try #require(try await store.rotateKey(app: "shop", kind: .ingest, gracePeriod: 0, now: now))
+        #expect(try await store.authenticate(key: newest) != nil)
+        #expect(try await store.authenticate(key: newIngest) == nil)
+        #expect(try await store.rotateKey(app: "nobody", kind: .ingest, gracePeriod: 0, now: now) == nil)
+
+        let session = try #require(try await store.createSession(readKey: shop.readKey, lifetime: 600, now: now))
+        #expect(session.app == "shop" && session.expiresAt == now + 600)
+        #expect(try await store.session(id: session.id, now: now + 1) == SessionGrant(app: "shop", csrfToken: session.csrfToken))
+        #expect(try await store.session(id: session.id, now: now + 601) == nil)
+        #expect(try await store.session(id: "unknown", now: now) == nil)
+        #expect(try await store.createSession(readKey: newest, lifetime: 600, now: now) == nil)
+        let ended = try #require(try await store.createSession(readKey: shop.readKey, lifetime: 600, now: now))
+        try await store.deleteSession(id: ended.id)
+        #expect(try await store.session(id: ended.id, now: now + 1) == nil)
+
+        let newRead = try #require(try await store.rotateKey(app: "shop", kind: .read, gracePeriod: 0, now: now))
+        #expect(try await store.authenticate(key: shop.readKey) == nil)
+        #expect(try await store.session(id: session.id, now: now + 1) == nil)
+        #expect(try await store.createSession(readKey: newRead, lifetime: 600, now: now) != nil)
+        _ = keepAlive
+    }
+
+    @Test("A batch counts once; a flush's results come in order; aggregates are the merge of the visits", arguments: Kind.allCases)
+    func ingestAndAggregate(_ kind: Kind) async throws {
+        let (store, keepAlive) = try kind.make()
+        _ = try await store.createApp(name: "Shop", id: nil)
+        let feed = makeBatch(id: "feed", screen: "Feed", count: 3, start: Self.now - 7200, version: "1.0")
+        let chat = makeBatch(id: "chat", screen: "Chat", count: 2, start: Self.now - 3600, version: "2.0")
+        let results = try await store.ingest([Self.ingestBatch(feed), Self.ingestBatch(chat), Self.ingestBatch(feed)])
+        #expect(results == [IngestResult(stored: 3, duplicate: false), IngestResult(stored: 2, duplicate: false), IngestResult(stored: 0, duplicate: true)])
+        #expect(try await ingest(store, chat) == IngestResult(stored: 0, duplicate: true))
+        #expect(try await store.rawEventCount(app: "shop") == 5)
+
+        let day = ScreenQuery(from: Self.now - 86_400, to: Self.now)
+        let screens = try await store.screens(app: "shop", query: day)
+        #expect(screens.map(\.screen) == ["Chat", "Feed"])
+        #expect(screens.map(\.visits) == [2, 3])
+        #expect(screens.map(\.report) == [FrameReport.merged(chat.events.map(\.report)), FrameReport.merged(feed.events.map(\.report))])
+
+        let byVersion = try await store.aggregate(app: "shop", query: AggregateQuery(filter: day, dimension: .appVersion))
+            .sorted { ($0.dimensionValue ?? "") < ($1.dimensionValue ?? "") }
+        #expect(byVersion.map(\.dimensionValue) == ["1.0", "2.0"])
+        #expect(byVersion.map(\.visits) == [3, 2])
+        let hourly = try await store.aggregate(app: "shop", query: AggregateQuery(filter: day, interval: .hour))
+            .sorted { ($0.bucketStart ?? 0) < ($1.bucketStart ?? 0) }
+        #expect(hourly.map(\.bucketStart) == [Self.now - 7200, Self.now - 3600])
+        #expect(hourly.map(\.visits) == [3, 2])
+        var statistics = VisitStatistics()
+        for event in feed.events { statistics.merge(VisitStatistics(whole: event.report, motion: event.motion)) }
+        let feedOnly = try #require(try await store.aggregate(app: "shop", query: AggregateQuery(filter: day.fixing(.appVersion, to: "1.0"))).first)
+        #expect(feedOnly.statistics == statistics)
+
+        #expect(try await store.dimensionValues(app: "shop", dimension: .appVersion, from: day.from, to: day.to) == ["1.0", "2.0"])
+        #expect(try await store.dimensionValues(app: "shop", dimension: .deviceModel, from: day.from, to: day.to) == ["iPhone14,5"])
+        #expect(try await store.dimensionValues(app: "other", dimension: .appVersion, from: day.from, to: day.to).isEmpty)
+        _ = keepAlive
+    }
+
+    @Test("Filters select rollup keys; ratios are Σ/Σ over the selected rows", arguments: Kind.allCases)
+    func filters(_ kind: Kind) async throws {
+        let (store, keepAlive) = try kind.make()
+        _ = try await store.createApp(name: "Shop", id: nil)
+        let old = makeBatch(id: "v1", start: Self.now - 7200, version: "1.0")
+        let new = makeBatch(id: "v2", screen: "Feed", count: 2, start: Self.now - 3600, version: "2.0")
+        _ = try await ingest(store, old)
+        _ = try await ingest(store, new)
+        let all = ScreenQuery(from: Self.now - 86_400, to: Self.now)
+        #expect(try await store.screens(app: "shop", query: all).first?.visits == 5)
+        var onlyNew = all
+        onlyNew.appVersion = "2.0"
+        let newScreens = try await store.screens(app: "shop", query: onlyNew)
+        #expect(newScreens.first?.visits == 2)
+        #expect(newScreens.first?.report == FrameReport.merged(new.events.map(\.report)))
+        var lowPower = all
+        lowPower.lowPower = true
+        #expect(try await store.screens(app: "shop", query: lowPower).first?.visits == 1)
+        // Rollups are hourly: a range starting at 10:30 includes the 10:00 hour.
+        #expect(try await store.screens(app: "shop", query: ScreenQuery(from: Self.now - 5400, to: Self.now)).first?.visits == 5)
+        let window = ScreenQuery(from: Self.now - 3600, to: Self.now)
+        #expect(try await store.screens(app: "shop", query: window).first?.visits == 2)
+        #expect(try await store.screens(app: "other", query: all).isEmpty)
+        _ = keepAlive
+    }
+
+    @Test("Retention deletes raw events and keeps rollups; a forgotten batch id can be stored again", arguments: Kind.allCases)
+    func retentionAndLedger(_ kind: Kind) async throws {
+        let (store, keepAlive) = try kind.make()
+        _ = try await store.createApp(name: "Shop", id: nil)
+        let early = makeBatch(id: "early", count: 3, start: Self.now - 7200)
+        let late = makeBatch(id: "late", count: 2, start: Self.now - 600)
+        _ = try await ingest(store, early, receivedAt: Self.now - 7000)
+        _ = try await ingest(store, late, receivedAt: Self.now)
+        #expect(try await store.deleteRawEvents(startedBefore: Self.now - 3600, limit: 2) == 2)
+        #expect(try await store.deleteRawEvents(startedBefore: Self.now - 3600, limit: 100) == 1)
+        #expect(try await store.rawEventCount(app: "shop") == 2)
+        let day = ScreenQuery(from: Self.now - 86_400, to: Self.now)
+        #expect(try await store.screens(app: "shop", query: day).first?.visits == 5)
+
+        #expect(try await store.pruneAccessRecords(batchesReceivedBefore: Self.now - 3600, now: Self.now, limit: 100) == 1)
+        #expect(try await ingest(store, late) == IngestResult(stored: 0, duplicate: true))
+        #expect(try await ingest(store, early) == IngestResult(stored: 3, duplicate: false))
+        _ = keepAlive
+    }
+}
