@@ -111,15 +111,15 @@ struct ServeCommand: AsyncParsableCommand {
         var limits = IngestLimits()
         limits.requestsPerSecond = rateLimit
         limits.burst = 2 * rateLimit
-        let retention = RetentionService(store: store, retention: retentionDays * 86_400, logger: logger)
+        let collector = Collector(store: store, limits: limits, adminToken: adminToken, additionalRoutes: { router in
+            DashboardRoutes(pages: dashboard, trustProxy: trustProxy).register(on: router)
+        })
         let announcement = lines
         let host = self.host
         let app = Application(
-            router: makeCollectorRouter(store: store, limits: limits, adminToken: adminToken, additionalRoutes: { router in
-                DashboardRoutes(pages: dashboard, trustProxy: trustProxy).register(on: router)
-            }),
+            router: collector.router,
             configuration: .init(address: .hostname(host, port: port), serverName: "framescope"),
-            services: [retention, WALCheckpointService(store: store, logger: logger)],
+            services: collector.services(retention: retentionDays * 86_400, logger: logger),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? 0
                 var text = announcement

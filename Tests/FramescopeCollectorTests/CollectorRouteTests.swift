@@ -21,7 +21,7 @@ struct CollectorRouteTests {
         var limits = IngestLimits()
         limits.maximumBodyBytes = 1 << 20
         configure(&limits)
-        let router = makeCollectorRouter(store: temporary.store, limits: limits, clock: { Self.now }, adminToken: Self.adminToken)
+        let router = Collector(store: temporary.store, limits: limits, clock: { Self.now }, adminToken: Self.adminToken).router
         let app = Application(router: router)
         try await app.test(.router) { client in try await body(client, shop, other) }
         _ = temporary
@@ -244,7 +244,7 @@ struct CollectorRouteTests {
     func openAPI() async throws {
         let temporary = try TemporaryStore()
         let demo = try await temporary.store.createApp(name: "Demo", id: "demo")
-        let router = makeCollectorRouter(store: temporary.store, clock: { Self.now })
+        let router = Collector(store: temporary.store, clock: { Self.now }).router
         let routes = router.routes.map { (method: $0.method, path: $0.path.description) }
         let app = Application(router: router)
         try await app.test(.router) { client in

@@ -26,9 +26,9 @@ struct DashboardTests {
         let (demo, _) = try await DemoData.prepare(store: temporary.store, now: Self.now, days: 12, deviceCount: 40)
         let other = try await temporary.store.createApp(name: "Other", id: "other")
         let pages = try DashboardPages(store: temporary.store)
-        let router = makeCollectorRouter(store: temporary.store, clock: { Self.now }, additionalRoutes: { router in
+        let router = Collector(store: temporary.store, clock: { Self.now }, additionalRoutes: { router in
             DashboardRoutes(pages: pages, clock: { Self.now }).register(on: router)
-        })
+        }).router
         let store = temporary.store
         let queries = CollectorQueries(store: store)
         let filters = DashboardFilters(parameters: [:])

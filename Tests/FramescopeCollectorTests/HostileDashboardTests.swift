@@ -33,9 +33,9 @@ struct HostileDashboardTests {
         batch.app.version = "3.0\"\u{301} onmouseover=alert(3)"
         let body = try jsonData(batch)
         let pages = try DashboardPages(store: temporary.store)
-        let router = makeCollectorRouter(store: temporary.store, clock: { now }, additionalRoutes: { router in
+        let router = Collector(store: temporary.store, clock: { now }, additionalRoutes: { router in
             DashboardRoutes(pages: pages, clock: { now }).register(on: router)
-        })
+        }).router
         try await Application(router: router).test(.router) { client in
             let posted = try await client.execute(uri: "/v1/events", method: .post, headers: [.authorization: "Bearer \(shop.ingestKey)"],
                                                   body: ByteBuffer(data: body))
@@ -101,9 +101,9 @@ struct DashboardSessionTests {
         let temporary = try TemporaryStore()
         let shop = try await temporary.store.createApp(name: "Shop", id: "shop")
         let pages = try DashboardPages(store: temporary.store)
-        let router = makeCollectorRouter(store: temporary.store, clock: { Self.now }, additionalRoutes: { router in
+        let router = Collector(store: temporary.store, clock: { Self.now }, additionalRoutes: { router in
             DashboardRoutes(pages: pages, clock: { Self.now }, trustProxy: trustProxy).register(on: router)
-        })
+        }).router
         let store = temporary.store
         try await Application(router: router).test(.router) { client in try await body(client, store, shop) }
         _ = temporary
@@ -231,9 +231,9 @@ struct LongListTests {
         _ = try await temporary.store.ingest(IngestBatch(app: "shop", batchId: "many", appVersion: "1", osVersion: "18", deviceModel: "x",
                                                          events: events, rawEvents: events.map { _ in "{}" }, receivedAt: now))
         let pages = try DashboardPages(store: temporary.store)
-        let router = makeCollectorRouter(store: temporary.store, clock: { now }, additionalRoutes: { router in
+        let router = Collector(store: temporary.store, clock: { now }, additionalRoutes: { router in
             DashboardRoutes(pages: pages, clock: { now }).register(on: router)
-        })
+        }).router
         try await Application(router: router).test(.router) { client in
             let (_, cookie) = try await signIn(client, key: shop.readKey)
             var seen: [String] = []

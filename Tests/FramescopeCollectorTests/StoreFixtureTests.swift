@@ -52,7 +52,7 @@ struct StoreFixtureTests {
 
     /// Sends every request to a collector over `store` and records the answers.
     static func answer(store: SQLiteStore, readKey: String, baseline: String, candidate: String) async throws -> [String: Answers.Recorded] {
-        let router = makeCollectorRouter(store: store, clock: { now })
+        let router = Collector(store: store, clock: { now }).router
         let app = Application(router: router)
         let recorded = RecordedAnswers()
         try await app.test(.router) { client in

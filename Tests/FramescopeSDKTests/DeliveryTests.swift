@@ -275,7 +275,7 @@ struct DeliveryTests {
         let firstBatch = try #require(folder.batchFiles.first)
         let copy = try Data(contentsOf: folder.url.appendingPathComponent(firstBatch))
 
-        let app = Application(router: makeCollectorRouter(store: store), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        let app = Application(router: Collector(store: store).router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(.live) { client in
             let url = URL(string: "http://127.0.0.1:\(try #require(client.port))")!
             let up = try DeliveryQueue(configuration: quickDelivery(batchEvents: 3), directory: folder.url, collector: url,

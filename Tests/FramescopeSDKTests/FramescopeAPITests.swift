@@ -50,7 +50,7 @@ extension RealThreadTests {
             let storeFolder = try TestFolder()
             let store = try SQLiteStore(path: storeFolder.url.appendingPathComponent("c.sqlite").path)
             let credentials = try await store.createApp(name: "Shop", id: "shop")
-            let app = Application(router: makeCollectorRouter(store: store), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+            let app = Application(router: Collector(store: store).router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
             try await app.test(.live) { client in
                 let url = URL(string: "http://127.0.0.1:\(try #require(client.port))")!
                 let framescope = try await Framescope(configuration: configuration(collector: url, key: credentials.ingestKey, folder: folder))

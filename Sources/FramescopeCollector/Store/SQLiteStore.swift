@@ -18,6 +18,9 @@ public final class SQLiteStore: CollectorStore {
     private let checkpointer: DatabaseQueue?
     /// How many distinct values of each dimension an app may create per day.
     public let cardinality: CardinalityLimits
+    /// Whether ``checkpoint()`` has a connection of its own and should be called often
+    /// (``WALCheckpointService``).
+    public var backgroundCheckpoints: Bool { checkpointer != nil }
 
     /// WAL pages (4 KiB each) past which the writer checkpoints as it commits even with
     /// background checkpoints, should ``checkpoint()`` stop being called (80 MiB).

@@ -1,0 +1,62 @@
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// The collector, assembled once for `framescope serve` and for the tests alike: the store,
+/// the ingest service (byte budget and group commit), the queries, the router with its
+/// route groups and middleware, and the background services.
+///
+/// Routes, by area:
+/// - ``OperationsRoutes``: `/health`, `/openapi.json`, `/metrics` (admin token);
+/// - ``IngestRoutes``: `POST /v1/events` (ingest key, rate limit, ``IngestService``);
+/// - ``QueryRoutes``: `GET /v1/apps/{app}/…` (read key of that app);
+/// - whatever `additionalRoutes` adds (the dashboard's pages), under the same middleware.
+///
+/// Every error is JSON, `{"error": {"code", "field", "message"}}` (``ErrorShapeMiddleware``),
+/// and a known path asked with another method answers 405 (``MethodNotAllowedMiddleware``).
+public struct Collector {
+    /// Where events and rollups are kept.
+    public let store: any CollectorStore
+    /// The collector's own metrics (`/metrics`).
+    public let metrics: CollectorMetrics
+    /// Every route, with its middleware.
+    public let router: Router<CollectorRequestContext>
+    /// Decode, validate, commit: what `POST /v1/events` calls.
+    public let ingest: IngestService
+
+    /// Assembles a collector over `store`.
+    /// - Parameters:
+    ///   - limits: Body sizes, byte budgets, rate limit and event rules.
+    ///   - metrics: Where the collector counts requests and events.
+    ///   - clock: The current time, Unix seconds (tests fix it).
+    ///   - adminToken: The token `/metrics` asks for; `nil` keeps `/metrics` closed (403).
+    ///   - additionalRoutes: Adds more routes (the dashboard) before the 405 middleware.
+    public init(store: any CollectorStore, limits: IngestLimits = IngestLimits(), metrics: CollectorMetrics = CollectorMetrics(),
+                clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }, adminToken: String? = nil,
+                additionalRoutes: (Router<CollectorRequestContext>) -> Void = { _ in }) {
+        self.store = store
+        self.metrics = metrics
+        ingest = IngestService(store: store, limits: limits, metrics: metrics, clock: clock)
+        let router = Router(context: CollectorRequestContext.self)
+        router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
+        router.add(middleware: ErrorShapeMiddleware())
+        OperationsRoutes(metrics: metrics, adminToken: adminToken, clock: clock).addRoutes(to: router)
+        IngestRoutes(service: ingest).addRoutes(to: router, store: store, limiter: RateLimiter(requestsPerSecond: limits.requestsPerSecond, burst: limits.burst), clock: clock)
+        QueryRoutes(store: store, queries: CollectorQueries(store: store), clock: clock).addRoutes(to: router)
+        additionalRoutes(router)
+        router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes.map { ($0.method.rawValue, $0.path.description) }))
+        self.router = router
+    }
+
+    /// The jobs that run beside the server: retention (raw events older than `retention`
+    /// seconds, old batch ids, expired sessions and keys) and, for a SQLite store with
+    /// background checkpoints, WAL checkpoints.
+    public func services(retention: Double, logger: Logger) -> [any Service] {
+        var services: [any Service] = [RetentionService(store: store, retention: retention, logger: logger)]
+        if let sqlite = store as? SQLiteStore, sqlite.backgroundCheckpoints {
+            services.append(WALCheckpointService(store: sqlite, logger: logger))
+        }
+        return services
+    }
+}

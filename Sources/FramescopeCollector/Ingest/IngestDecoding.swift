@@ -1,0 +1,79 @@
+import CompressNIO
+import Foundation
+import FramescopeCore
+import Hummingbird
+import NIOCore
+
+/// The batch in `body` and each event's JSON as sent (`nil` when it cannot be sliced).
+///
+/// ``WireBatchDecoder`` decodes well-formed batches; any body it declines (an invalid
+/// event, malformed JSON, an unusual spelling) is decoded by `JSONDecoder`, whose errors
+/// become the 400 (`invalid_json`, or `invalid_field` with the field's path) and whose
+/// per-event failures become the rejections.
+func decodeBatch(_ body: ByteBuffer) throws -> (batch: WireBatch, rawEvents: [String]?) {
+    if let decoded = body.withUnsafeReadableBytes({ WireBatchDecoder.decode($0) }) {
+        return (decoded.batch, decoded.rawEvents)
+    }
+    let batch: WireBatch
+    do {
+        batch = try JSONDecoder().decode(WireBatch.self, from: Data(buffer: body))
+    } catch let error as DecodingError {
+        let field = error.fieldPath
+        if case .dataCorrupted = error, field.isEmpty {
+            throw CollectorError(.badRequest, code: "invalid_json", message: invalidJSONMessage(Data(buffer: body)))
+        }
+        throw CollectorError(.badRequest, code: "invalid_field", field: field.isEmpty ? nil : field, message: error.reason)
+    }
+    let rawEvents = body.withUnsafeReadableBytes { bytes in
+        JSONEventSlicer.eventRanges(in: bytes)?.map { String(decoding: UnsafeRawBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
+    }
+    return (batch, rawEvents)
+}
+
+/// Decompresses a gzip body, refusing output over `limit` bytes (a gzip bomb) with 413
+/// and damaged data with 400.
+func gunzip(_ body: ByteBuffer, limit: Int) throws -> ByteBuffer {
+    var input = body
+    let output: ByteBuffer
+    do {
+        output = try input.decompress(with: .gzip(), maxSize: limit)
+    } catch let error as CompressNIOError where error == .bufferOverflow {
+        throw CollectorError(.contentTooLarge, code: "decompressed_too_large", field: "Content-Encoding",
+                             message: "the body decompresses to more than \(limit >> 20) MiB")
+    } catch {
+        throw CollectorError(.badRequest, code: "invalid_gzip", field: "Content-Encoding", message: "the body is not valid gzip data")
+    }
+    // The decompressor may overshoot its limit by up to one buffer before it stops.
+    guard output.readableBytes <= limit else {
+        throw CollectorError(.contentTooLarge, code: "decompressed_too_large", field: "Content-Encoding",
+                             message: "the body decompresses to more than \(limit >> 20) MiB")
+    }
+    // A stream cut short still inflates to what it held: its last four bytes (ISIZE, the
+    // length modulo 2³²) then do not match, and the body is refused as gzip, not as JSON.
+    let view = body.readableBytesView
+    guard view.count >= 18 else {
+        throw CollectorError(.badRequest, code: "invalid_gzip", field: "Content-Encoding", message: "the body is not valid gzip data")
+    }
+    let trailer = view.suffix(4)
+    let size = trailer.reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+    guard size == UInt32(truncatingIfNeeded: output.readableBytes) else {
+        throw CollectorError(.badRequest, code: "invalid_gzip", field: "Content-Encoding",
+                             message: "the gzip data is cut short or damaged (its trailer does not match)")
+    }
+    return output
+}
+
+/// What is wrong with a body that is not JSON, in the words of Foundation's parser, which
+/// says where it stopped ("Invalid value around character 12.", "Number 1e400 is not
+/// representable in Swift."): JSONDecoder on Linux does not. Parses again, on this error
+/// path only.
+func invalidJSONMessage(_ body: Data) -> String {
+    do {
+        _ = try JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])
+    } catch {
+        if let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String {
+            return "the body is not valid JSON: \(detail.prefix(200))"
+        }
+    }
+    return "the body is not valid JSON"
+}

@@ -1,0 +1,104 @@
+import FramescopeCore
+import HTTPTypes
+import Hummingbird
+
+/// Reads `Authorization: Bearer <key>` and checks that the key is of `kind`.
+func authenticate(_ request: Request, store: any CollectorStore, kind: KeyGrant.Kind) async throws -> KeyGrant {
+    guard let header = request.headers[.authorization], header.hasPrefix("Bearer "), header.count > 7 else {
+        throw CollectorError(.unauthorized, code: "unauthorized", field: "Authorization", message: "send 'Authorization: Bearer <key>'")
+    }
+    guard let grant = try await store.authenticate(key: String(header.dropFirst(7))) else {
+        throw CollectorError(.unauthorized, code: "unauthorized", field: "Authorization", message: "unknown or revoked key")
+    }
+    guard grant.kind == kind else {
+        throw CollectorError(.forbidden, code: "wrong_key_kind", field: "Authorization",
+                             message: kind == .ingest ? "a read key cannot send events; use the ingest key" : "an ingest key cannot read; use the read key")
+    }
+    return grant
+}
+
+/// Checks `Authorization: Bearer <admin token>` against `expected` in constant time.
+/// - Throws: 403 when no admin token is configured, 401 when the header is missing or wrong.
+func checkAdminToken(_ request: Request, expected: String?) throws {
+    guard let expected, !expected.isEmpty else {
+        throw CollectorError(.forbidden, code: "admin_disabled", field: "Authorization",
+                             message: "no admin token is configured; start the collector with FRAMESCOPE_ADMIN_TOKEN or --admin-token-file")
+    }
+    guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
+          constantTimeEqual(Array(header.utf8.dropFirst(7)), Array(expected.utf8)) else {
+        throw CollectorError(.unauthorized, code: "unauthorized", field: "Authorization", message: "send 'Authorization: Bearer <admin token>'")
+    }
+}
+
+/// Whether `a` and `b` are equal, in time that depends only on their lengths.
+func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    guard a.count == b.count else { return false }
+    var difference: UInt8 = 0
+    for index in a.indices { difference |= a[index] ^ b[index] }
+    return difference == 0
+}
+
+/// Lets a request through only with a live ingest key (`Authorization: Bearer fsi_…`),
+/// and puts its ``KeyGrant`` in ``CollectorRequestContext/grant``.
+/// - Throws: 401 without a key or with an unknown or revoked one, 403 for a read key.
+struct IngestKeyAuthenticator: RouterMiddleware {
+    typealias Context = CollectorRequestContext
+    let store: any CollectorStore
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        context.grant = try await authenticate(request, store: store, kind: .ingest)
+        return try await next(request, context)
+    }
+}
+
+/// Lets a request through only with a live read key of the app the path names
+/// (`/v1/apps/{app}/…`), and puts its ``KeyGrant`` in ``CollectorRequestContext/grant``.
+/// - Throws: 401 without a key or with an unknown or revoked one, 403 for an ingest key
+///   or another app's key.
+struct ReadKeyAuthenticator: RouterMiddleware {
+    typealias Context = CollectorRequestContext
+    let store: any CollectorStore
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let app = try context.parameters.require("app")
+        let grant = try await authenticate(request, store: store, kind: .read)
+        guard grant.app == app else {
+            throw CollectorError(.forbidden, code: "wrong_app", field: "app", message: "this read key does not belong to app '\(app)'")
+        }
+        var context = context
+        context.grant = grant
+        return try await next(request, context)
+    }
+}
+
+/// Lets a request through only with the admin token (`Authorization: Bearer <token>`),
+/// compared in constant time.
+/// - Throws: 403 when the collector has no admin token, 401 when it is missing or wrong.
+struct AdminTokenAuthenticator: RouterMiddleware {
+    typealias Context = CollectorRequestContext
+    let token: String?
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        try checkAdminToken(request, expected: token)
+        return try await next(request, context)
+    }
+}
+
+/// Refuses a request with 429 and `Retry-After` once its app has used up its share of
+/// ``IngestLimits/requestsPerSecond`` (token buckets per app, ``RateLimiter``). Runs after
+/// an authenticator, whose grant names the app.
+struct RateLimitMiddleware: RouterMiddleware {
+    typealias Context = CollectorRequestContext
+    let limiter: RateLimiter
+    let clock: @Sendable () -> Double
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let app = context.grant?.app ?? ""
+        if let wait = await limiter.acquire(app + "/ingest", now: clock()) {
+            throw CollectorError(.tooManyRequests, code: "rate_limited", message: "too many requests for this key; retry in \(wait) s",
+                                 headers: [.retryAfter: String(wait)])
+        }
+        return try await next(request, context)
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import FramescopeCore
+import Hummingbird
+
+/// The read routes, under `/v1/apps/{app}` with `Authorization: Bearer <read key>` of that
+/// app (``ReadKeyAuthenticator``) and the common parameters `from`, `to` (ISO 8601; default
+/// the last 30 days) and the filters of ``screenQuery(_:now:)``:
+/// - `GET …/screens`: per-screen reports (``ScreensResponse``);
+/// - `GET …/timeseries?metric&interval`: ``TimeSeriesResponse``;
+/// - `GET …/compare?baseline&candidate`: ``ComparisonResponse``;
+/// - `GET …/worst?by&limit&minVisits`: ``WorstScreensResponse``;
+/// - `GET …/percentiles`: ``PercentilesResponse``.
+struct QueryRoutes: Sendable {
+    let store: any CollectorStore
+    let queries: CollectorQueries
+    let clock: @Sendable () -> Double
+
+    func addRoutes(to router: Router<CollectorRequestContext>) {
+        let group = router.group("/v1/apps/:app").add(middleware: ReadKeyAuthenticator(store: store))
+        group.get("screens") { request, context -> ScreensResponse in
+            let (app, query) = try readQuery(request, context)
+            return ScreensResponse(screens: try await store.screens(app: app, query: query))
+        }
+
+        group.get("timeseries") { request, context -> TimeSeriesResponse in
+            let (app, query) = try readQuery(request, context)
+            let parameters = request.uri.queryParameters
+            let figure = try figureParameter(parameters, name: "metric", default: "hitchRatio")
+            let intervalText = parameters["interval"].map(String.init) ?? "day"
+            guard let interval = BucketInterval(rawValue: intervalText) else {
+                throw CollectorError(.badRequest, code: "invalid_parameter", field: "interval", message: "interval must be hour or day")
+            }
+            guard (query.to - query.from) / interval.seconds <= 10_000 else {
+                throw CollectorError(.badRequest, code: "invalid_parameter", field: "interval", message: "the range has more than 10 000 \(interval.rawValue)s; use day or a shorter range")
+            }
+            return try await queries.timeSeries(app: app, query: query, figure: figure, interval: interval)
+        }
+
+        group.get("compare") { request, context -> ComparisonResponse in
+            let (app, query) = try readQuery(request, context)
+            let parameters = request.uri.queryParameters
+            guard let baseline = parameters["baseline"].map(String.init), !baseline.isEmpty else {
+                throw CollectorError(.badRequest, code: "missing_parameter", field: "baseline", message: "name the baseline app version: baseline=3.0")
+            }
+            guard let candidate = parameters["candidate"].map(String.init), !candidate.isEmpty else {
+                throw CollectorError(.badRequest, code: "missing_parameter", field: "candidate", message: "name the candidate app version: candidate=3.1")
+            }
+            return try await queries.compare(app: app, query: query, baseline: baseline, candidate: candidate)
+        }
+
+        group.get("worst") { request, context -> WorstScreensResponse in
+            let (app, query) = try readQuery(request, context)
+            let parameters = request.uri.queryParameters
+            let figure = try figureParameter(parameters, name: "by", default: "hitchRatio")
+            let limit = try integerParameter(parameters, name: "limit", default: 10, range: 1...1000)
+            let minimumVisits = try integerParameter(parameters, name: "minVisits", default: 20, range: 0...1_000_000_000)
+            return try await queries.worstScreens(app: app, query: query, figure: figure, limit: limit, minimumVisits: minimumVisits)
+        }
+
+        group.get("percentiles") { request, context -> PercentilesResponse in
+            let (app, query) = try readQuery(request, context)
+            return try await queries.percentiles(app: app, query: query)
+        }
+    }
+
+    /// The authenticated app and the query's time range and filters.
+    func readQuery(_ request: Request, _ context: CollectorRequestContext) throws -> (app: String, query: ScreenQuery) {
+        (try context.authenticatedApp(), try screenQuery(request.uri.queryParameters, now: clock()))
+    }
+}
+
+/// `{"screens": [...]}`.
+public struct ScreensResponse: ResponseEncodable, Decodable, Sendable {
+    /// One entry per screen, by name.
+    public var screens: [ScreenSummary]
+}
+
+extension TimeSeriesResponse: ResponseEncodable {}
+extension ComparisonResponse: ResponseEncodable {}
+extension WorstScreensResponse: ResponseEncodable {}
+extension PercentilesResponse: ResponseEncodable {}

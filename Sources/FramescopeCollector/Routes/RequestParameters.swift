@@ -1,0 +1,51 @@
+import Foundation
+import FramescopeCore
+import Hummingbird
+
+/// The screens query from URL parameters; `from` and `to` default to the last 30 days.
+func screenQuery(_ parameters: some Sequence<(key: Substring, value: Substring)>, now: Double) throws -> ScreenQuery {
+    var values: [String: String] = [:]
+    for (key, value) in parameters { values[String(key)] = String(value) }
+    func time(_ name: String, default fallback: Double) throws -> Double {
+        guard let text = values[name] else { return fallback }
+        guard let value = ISO8601.parse(text) else {
+            throw CollectorError(.badRequest, code: "invalid_parameter", field: name, message: "\(name) must be an ISO 8601 date or date-time")
+        }
+        return value
+    }
+    let to = try time("to", default: now)
+    let from = try time("from", default: to - 30 * 86_400)
+    guard from < to else { throw CollectorError(.badRequest, code: "invalid_parameter", field: "from", message: "from must be before to") }
+    if let network = values["network"], VisitContext.Network(rawValue: network) == nil {
+        throw CollectorError(.badRequest, code: "invalid_parameter", field: "network",
+                             message: "network must be one of \(VisitContext.Network.allCases.map(\.rawValue).joined(separator: ", "))")
+    }
+    var lowPower: Bool?
+    if let text = values["lowPower"] {
+        guard let flag = Bool(text) else {
+            throw CollectorError(.badRequest, code: "invalid_parameter", field: "lowPower", message: "lowPower must be true or false")
+        }
+        lowPower = flag
+    }
+    return ScreenQuery(from: from, to: to, appVersion: values["appVersion"], osVersion: values["osVersion"],
+                       deviceModel: values["deviceModel"], network: values["network"], lowPower: lowPower, screen: values["screen"])
+}
+
+/// A figure named by the parameter `name` (``QueryFigure``), or 400 naming the parameter.
+func figureParameter(_ parameters: Parameters, name: String, default fallback: String) throws -> QueryFigure {
+    let text = parameters[Substring(name)].map(String.init) ?? fallback
+    guard let figure = QueryFigure(name: text) else {
+        throw CollectorError(.badRequest, code: "invalid_parameter", field: name,
+                             message: "unknown metric '\(text)'; use a report metric such as hitchRatio, hangRate, averageFPS, frameDuration.p95, motion.hitchRatio or frozenFramesPerThousand")
+    }
+    return figure
+}
+
+/// A whole number parameter within `range`, or 400 naming the parameter.
+func integerParameter(_ parameters: Parameters, name: String, default fallback: Int, range: ClosedRange<Int>) throws -> Int {
+    guard let text = parameters[Substring(name)] else { return fallback }
+    guard let value = Int(text), range.contains(value) else {
+        throw CollectorError(.badRequest, code: "invalid_parameter", field: name, message: "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+    }
+    return value
+}
