@@ -1,6 +1,6 @@
 /// Two reports side by side, metric by metric: the baseline, the candidate, the
-/// change and the change in percent, as the thesis compares its worst case, best
-/// case and end result.
+/// change and the relative change, as the thesis compares its worst case, best
+/// case and end result; in the words of the collector's `compare` route.
 public struct ReportComparison: Sendable, Hashable {
     /// One metric's row.
     public struct Row: Sendable, Hashable {
@@ -17,31 +17,21 @@ public struct ReportComparison: Sendable, Hashable {
             return candidate - baseline
         }
 
-        /// 100 · change / |baseline|; `nil` when either is missing or the baseline is 0.
-        public var changePercent: Double? {
+        /// change / baseline (0.5 = 50 % more), as the collector's ``relativeChange`` is;
+        /// `nil` when either is missing or the baseline is 0.
+        public var relativeChange: Double? {
             guard let change, let baseline, baseline != 0 else { return nil }
-            return 100 * change / abs(baseline)
+            return change / baseline
         }
 
-        /// Whether the candidate is better, worse, or neither on this metric.
+        /// Whether the candidate regressed or improved on this metric, by the sign of the
+        /// change and the metric's ``Metric/direction`` (two recordings give no interval, so
+        /// any change counts); ``Verdict/noSignificantChange`` when unchanged, missing, or
+        /// for a metric without a good direction.
         public var verdict: Verdict {
-            guard let change, change != 0 else { return .same }
-            switch metric.direction {
-            case .neutral: return .same
-            case .higherIsBetter: return change > 0 ? .better : .worse
-            case .lowerIsBetter: return change < 0 ? .better : .worse
-            }
+            guard let change else { return .noSignificantChange }
+            return metric.direction.verdict(change: change)
         }
-    }
-
-    /// How the candidate fares on one metric.
-    public enum Verdict: String, Sendable, Hashable {
-        /// Moved in the good direction.
-        case better
-        /// Moved in the bad direction.
-        case worse
-        /// Unchanged, not comparable, or a metric without a good direction.
-        case same
     }
 
     /// One row per metric in ``Metric`` order.

@@ -264,6 +264,7 @@ public struct DashboardPages: Sendable {
         var hasData: Bool
         var rows: [ScreenRow]
         var headers: [Header]
+        var p95Header: Header
         var sortLabel: String
         var pager: Pager?
     }
@@ -274,7 +275,19 @@ public struct DashboardPages: Sendable {
     /// Screens per page of the screens table.
     static let screensPerPage = 50
 
-    struct Header { var key: String; var label: String }
+    /// A sortable column: the figure's API name, its label, and whether a larger value is
+    /// worse (`true`/`false`, empty for a figure without a good direction) for the sort.
+    struct Header {
+        var key: String
+        var label: String
+        var higherIsWorse: String
+
+        init(key: String, label: String, direction: Metric.Direction) {
+            self.key = key
+            self.label = label
+            higherIsWorse = direction.higherIsWorse.map { String($0) } ?? ""
+        }
+    }
 
     /// The screens table, worst first by `sort` (a figure name; hitch ratio by default).
     /// Long lists come in pages of ``screensPerPage``; `page` is 1-based.
@@ -309,14 +322,16 @@ public struct DashboardPages: Sendable {
         }
         let rows = order.compactMap { name -> ScreenRow? in
             guard let rollup = byScreen[name] else { return nil }
-            let p95 = rollup.report.frameDuration(atQuantile: 0.95).map { $0 * 1000 }
+            // Data in the API's unit (seconds); milliseconds only in the text.
+            let p95 = Metric.frameDurationP95.value(in: rollup.report)
             let values = starts.map { trend[name]?[$0].flatMap(QueryFigure(.hitchRatio).value(of:)) }
             return ScreenRow(screen: name, link: base + "/screens/" + percentEncode(name) + filters.queryString(), visits: groupThousands(rollup.visits),
                              visitsRaw: rollup.visits, frames: groupThousands(rollup.report.frames), cells: cells(rollup),
-                             p95: formatFigure(p95), p95Raw: p95.map { String($0) } ?? "", sparkline: Sparkline(values: values, unit: "ms/s").svg())
+                             p95: formatFigure(p95.map { $0 * 1000 }), p95Raw: p95.map { String($0) } ?? "", sparkline: Sparkline(values: values, unit: "ms/s").svg())
         }
-        let headers = zip(Self.figures, Self.columnHeaders).map { Header(key: $0.0.0.rawValue, label: $0.1) }
-        let page = ScreensPage(page: chrome, hasData: !rows.isEmpty, rows: rows, headers: headers,
+        let headers = zip(Self.figures, Self.columnHeaders).map { Header(key: $0.0.0.rawValue, label: $0.1, direction: $0.0.0.direction) }
+        let p95Header = Header(key: Metric.frameDurationP95.rawValue, label: "p95 frame (ms)", direction: Metric.frameDurationP95.direction)
+        let page = ScreensPage(page: chrome, hasData: !rows.isEmpty, rows: rows, headers: headers, p95Header: p95Header,
                                sortLabel: "\(figure.name) (\(figure.unit)), \(figure.higherIsWorse == false ? "lowest" : "highest") first", pager: pager)
         return library.render(page, withTemplate: "screens") ?? ""
     }

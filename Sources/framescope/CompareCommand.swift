@@ -6,7 +6,13 @@ struct CompareCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "compare",
         abstract: "Compare a candidate recording with a baseline, metric by metric.",
-        discussion: "Shows each metric's baseline and candidate value, the change and the change in percent."
+        discussion: """
+            Shows each metric's baseline and candidate value, the change, the relative change \
+            (change / baseline) and the verdict in the collector's words: regressed or improved by \
+            the change's sign and the metric's direction (two recordings give no confidence \
+            interval, so any change counts), noSignificantChange when unchanged or for a metric \
+            without a good direction (frames, duration).
+            """
     )
 
     @Argument(help: ArgumentHelp("The baseline trace or report.", valueName: "baseline"))
@@ -42,11 +48,11 @@ struct CompareCommand: ParsableCommand {
         case .json:
             print(try encodeJSON(ComparisonOutput(baseline: baseline, candidate: candidate, scope: scope.rawValue, comparison: comparison)))
         case .table:
-            var table = TextTable(header: ["metric", "baseline", "candidate", "change", "change %", ""])
+            var table = TextTable(header: ["metric", "baseline", "candidate", "change", "relativeChange", "verdict"])
             for row in comparison.rows {
                 let change = row.change.map { ($0 > 0 ? "+" : "") + row.metric.format($0) } ?? "—"
-                let percent = row.changePercent.map { ($0 > 0 ? "+" : "") + Metric.decimal($0, digits: 1) + " %" } ?? "—"
-                let verdict = row.verdict == .same ? "" : row.verdict.rawValue
+                let percent = row.relativeChange.map { ($0 > 0 ? "+" : "") + Metric.decimal($0 * 100, digits: 1) + " %" } ?? "—"
+                let verdict = row.verdict == .noSignificantChange ? "" : row.verdict.rawValue
                 table.rows.append([row.metric.rawValue, row.baseline.map(row.metric.format) ?? "—", row.candidate.map(row.metric.format) ?? "—", change, percent, verdict])
             }
             print("baseline:  \(baseline)\ncandidate: \(candidate)\nscope:     \(scope.rawValue)\n\n" + table.render())
@@ -73,7 +79,7 @@ struct ComparisonOutput: Encodable {
         var baseline: Double?
         var candidate: Double?
         var change: Double?
-        var changePercent: Double?
+        var relativeChange: Double?
         var verdict: String
 
         func encode(to encoder: any Encoder) throws {
@@ -82,11 +88,11 @@ struct ComparisonOutput: Encodable {
             try container.encode(baseline, forKey: .baseline)
             try container.encode(candidate, forKey: .candidate)
             try container.encode(change, forKey: .change)
-            try container.encode(changePercent, forKey: .changePercent)
+            try container.encode(relativeChange, forKey: .relativeChange)
             try container.encode(verdict, forKey: .verdict)
         }
 
-        enum CodingKeys: String, CodingKey { case metric, baseline, candidate, change, changePercent, verdict }
+        enum CodingKeys: String, CodingKey { case metric, baseline, candidate, change, relativeChange, verdict }
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -95,7 +101,7 @@ struct ComparisonOutput: Encodable {
         try container.encode(candidate, forKey: .candidate)
         try container.encode(scope, forKey: .scope)
         try container.encode(comparison.rows.map {
-            Change(metric: $0.metric.rawValue, baseline: $0.baseline, candidate: $0.candidate, change: $0.change, changePercent: $0.changePercent, verdict: $0.verdict.rawValue)
+            Change(metric: $0.metric.rawValue, baseline: $0.baseline, candidate: $0.candidate, change: $0.change, relativeChange: $0.relativeChange, verdict: $0.verdict.rawValue)
         }, forKey: .changes)
     }
 }

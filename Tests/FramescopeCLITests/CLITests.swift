@@ -141,7 +141,7 @@ struct CLITests {
         #expect(try CLI.run(["check", "--budget", notJSON, trace]).exitCode == 65)
     }
 
-    @Test("compare: both reports side by side with change and change %")
+    @Test("compare: both reports side by side with change, relativeChange and the API's verdict words")
     func compare() throws {
         let baseline = try directory.file("base.csv", csvTrace(Array(repeating: 2, count: 120)))  // 30 FPS
         let candidate = try directory.file("cand.csv", csvTrace(Array(repeating: 1, count: 120)))  // 60 FPS
@@ -152,10 +152,14 @@ struct CLITests {
         let result = try CLI.run(["compare", baseline, candidate, "--format", "json"])
         let changes = try #require(try json(result.stdout)["changes"] as? [[String: Any]])
         let fps = try #require(changes.first { $0["metric"] as? String == "averageFPS" })
-        #expect(abs((fps["changePercent"] as? Double ?? 0) - 100) < 1e-4)
-        #expect(fps["verdict"] as? String == "better")
+        #expect(abs((fps["relativeChange"] as? Double ?? 0) - 1) < 1e-6)
+        #expect(fps["verdict"] as? String == "improved")
+        #expect(table.stdout.contains("relativeChange") && table.stdout.contains("improved"))
+        #expect(!table.stdout.contains("better") && !table.stdout.contains("worse"))
+        let frames = try #require(changes.first { $0["metric"] as? String == "frames" })
+        #expect(frames["verdict"] as? String == "noSignificantChange")
         let dropped = try #require(changes.first { $0["metric"] as? String == "droppedFrames" })
         #expect(dropped["baseline"] as? Double == 119)
-        #expect(dropped["verdict"] as? String == "better")
+        #expect(dropped["verdict"] as? String == "improved")
     }
 }

@@ -76,6 +76,15 @@ struct DashboardTests {
             let worst = try await queries.worstScreens(app: "demo", query: query, figure: QueryFigure(.hitchRatio), limit: 100, minimumVisits: 0)
             #expect(attributeValues(screens, element: "tr", attribute: "data-screen") == worst.screens.map(\.screen))
             #expect(worst.screens.count == 6)
+            // Every data value is in the API's unit: the p95 frame duration in seconds, as the screens route gives it.
+            let apiScreens = try await store.screens(app: "demo", query: query)
+            for screen in apiScreens {
+                let p95 = try #require(screen.report.frameDuration(atQuantile: 0.95))
+                #expect(screens.contains("data-metric=\"frameDuration.p95\" data-value=\"\(p95)\""), "\(screen.screen)")
+            }
+            // Sorting by a column knows which way is worse from the registry: lower FPS, higher hitch ratio.
+            #expect(screens.contains("data-sort=\"averageFPS\" data-higher-is-worse=\"false\""))
+            #expect(screens.contains("data-sort=\"hitchRatio\" data-higher-is-worse=\"true\""))
             let byFPS = String(buffer: try await client.execute(uri: "/dashboard/apps/demo/screens?sort=averageFPS", method: .get, headers: cookie).body)
             let lowestFPS = try await queries.worstScreens(app: "demo", query: query, figure: QueryFigure(.averageFPS), limit: 100, minimumVisits: 0)
             #expect(attributeValues(byFPS, element: "tr", attribute: "data-screen") == lowestFPS.screens.map(\.screen))

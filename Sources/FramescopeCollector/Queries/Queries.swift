@@ -60,22 +60,21 @@ public struct QueryFigure: Sendable, Hashable {
     public var unit: String {
         switch source {
         case .whole(let metric), .motion(let metric): metric.unit.symbol
-        case .frozenFramesPerThousand: VisitMetric.frozenFramesPerThousand.unit
+        case .frozenFramesPerThousand: "per 1000 frames"
+        }
+    }
+
+    /// Which way is better: the report metric's ``Metric/direction``; lower for frozen
+    /// frames per thousand.
+    public var direction: Metric.Direction {
+        switch source {
+        case .whole(let metric), .motion(let metric): metric.direction
+        case .frozenFramesPerThousand: .lowerIsBetter
         }
     }
 
     /// Whether a larger value is worse; `nil` for figures that are neither (counts, durations of data).
-    public var higherIsWorse: Bool? {
-        switch source {
-        case .whole(let metric), .motion(let metric):
-            switch metric.direction {
-            case .higherIsBetter: false
-            case .lowerIsBetter: true
-            case .neutral: nil
-            }
-        case .frozenFramesPerThousand: true
-        }
-    }
+    public var higherIsWorse: Bool? { direction.higherIsWorse }
 
     /// The figure's value for merged visits, or `nil` where there is no data.
     public func value(of rollup: RollupValue) -> Double? {
@@ -112,16 +111,6 @@ public struct TimeSeriesResponse: Sendable, Hashable, Codable {
     public var interval: BucketInterval
     /// Every bucket of the range in order, empty buckets included (value `null`, visits 0).
     public var points: [SeriesPoint]
-}
-
-/// A verdict on one figure between two versions.
-public enum Verdict: String, Sendable, Hashable, Codable {
-    /// Significantly worse in the candidate.
-    case regressed
-    /// Significantly better in the candidate.
-    case improved
-    /// The interval includes no change, the change is under the minimum, or data is too thin.
-    case noSignificantChange
 }
 
 /// One figure's change from baseline to candidate.
@@ -307,8 +296,8 @@ public struct CollectorQueries: Sendable {
         result.changeHigh = change + margin
         let excludesZero = change - margin > 0 || change + margin < 0
         let largeEnough = abs(change) >= minimumRelativeChange * abs(baseValue)
-        if excludesZero && largeEnough && change != 0 {
-            result.verdict = (change > 0) == metric.higherIsWorse ? .regressed : .improved
+        if excludesZero && largeEnough {
+            result.verdict = figure.direction.verdict(change: change)
         }
         return result
     }

@@ -20,18 +20,11 @@ public enum VisitMetric: String, CaseIterable, Sendable, Codable, Hashable {
     /// Frozen frames per 1 000 frames: 1000 · Σ frozen / Σ frames.
     case frozenFramesPerThousand
 
-    /// The unit the value is in, as printed after numbers.
-    public var unit: String {
-        switch self {
-        case .hitchRatio, .motionHitchRatio: "ms/s"
-        case .hangRate: "s/h"
-        case .averageFPS: "FPS"
-        case .frozenFramesPerThousand: "per 1000 frames"
-        }
-    }
+    /// The unit the value is in, as printed after numbers: the ``QueryFigure``'s.
+    public var unit: String { QueryFigure(self).unit }
 
-    /// Whether a larger value is worse (every figure but ``averageFPS``).
-    public var higherIsWorse: Bool { self != .averageFPS }
+    /// Which way is better: the ``QueryFigure``'s (the report metric's direction).
+    public var direction: Metric.Direction { QueryFigure(self).direction }
 
     /// The visit's numerator and denominator for this figure, or `nil` when the visit
     /// has none of the denominator (no frames, or no motion for the motion figure).

@@ -12,7 +12,8 @@
       button.addEventListener("click", function () {
         var key = button.getAttribute("data-sort");
         var descending = button.getAttribute("aria-sort") !== "descending";
-        var lowerIsWorse = key === "averageFPS";
+        // The page says which way each figure is worse (from the metric registry's direction).
+        var lowerIsWorse = button.getAttribute("data-higher-is-worse") === "false";
         var rows = Array.prototype.slice.call(body.rows);
         function cell(row) {
           return key === "screen" ? row.querySelector("th") : row.querySelector('td[data-metric="' + key + '"]');
