@@ -5,8 +5,8 @@ import FramescopeCore
 /// The filters every dashboard page takes from its URL, so that a view is a link.
 ///
 /// `days` (1, 7, 14, 30 or 90; default 30) ends at the current hour's end; `interval`
-/// is `day` or `hour` (hours only up to 14 days); the rollup filters `appVersion`,
-/// `osVersion`, `deviceModel`, `network` and `lowPower` as in the query API.
+/// is `day` or `hour` (hours only up to 14 days); a filter per rollup dimension of the
+/// registry (``QueryDimension/rollupDimensions``) as in the query API.
 public struct DashboardFilters: Sendable, Hashable {
     /// The ranges the range menu offers, in days.
     public static let dayChoices = [1, 7, 14, 30, 90]
@@ -15,27 +15,22 @@ public struct DashboardFilters: Sendable, Hashable {
     public var days = 30
     /// Trend bucket length.
     public var interval = BucketInterval.day
-    /// Only this app version.
-    public var appVersion: String?
-    /// Only this OS version.
-    public var osVersion: String?
-    /// Only this device model.
-    public var deviceModel: String?
-    /// Only this network type.
-    public var network: String?
-    /// Only visits with or without low-power mode.
-    public var lowPower: Bool?
+    /// The filter on each rollup dimension (``QueryDimension/rollupDimensions``), as text.
+    public var values: [QueryDimension: String] = [:]
 
-    /// Filters from URL query parameters; unknown or malformed values fall back to the defaults.
+    /// The filter on `dimension` as text, `nil` for any value.
+    public subscript(dimension: QueryDimension) -> String? { values[dimension] }
+
+    /// Filters from URL query parameters; unknown or malformed values fall back to the
+    /// defaults (a dimension's value is cut to 128 characters and must be one it takes).
     public init(parameters: [String: String]) {
         if let text = parameters["days"], let days = Int(text), Self.dayChoices.contains(days) { self.days = days }
         if parameters["interval"] == "hour", days <= 14 { interval = .hour }
-        func nonEmpty(_ name: String) -> String? { parameters[name].flatMap { $0.isEmpty ? nil : String($0.prefix(128)) } }
-        appVersion = nonEmpty("appVersion")
-        osVersion = nonEmpty("osVersion")
-        deviceModel = nonEmpty("deviceModel")
-        network = nonEmpty("network")
-        lowPower = parameters["lowPower"].flatMap(Bool.init)
+        for dimension in QueryDimension.rollupDimensions {
+            guard let text = parameters[dimension.queryName], !text.isEmpty else { continue }
+            let value = String(text.prefix(128))
+            if dimension.problem(with: value) == nil { values[dimension] = value }
+        }
     }
 
     /// The time range, ending at the end of the current hour.
@@ -47,24 +42,24 @@ public struct DashboardFilters: Sendable, Hashable {
     /// The collector query for these filters.
     public func query(now: Double, screen: String? = nil) -> ScreenQuery {
         let (from, to) = range(now: now)
-        return ScreenQuery(from: from, to: to, appVersion: appVersion, osVersion: osVersion, deviceModel: deviceModel,
-                           network: network, lowPower: lowPower, screen: screen)
+        var query = ScreenQuery(from: from, to: to, screen: screen)
+        for (dimension, value) in values { query[dimension] = value }
+        return query
     }
 
     /// The URL query that reproduces these filters plus `extra` (`?days=30&appVersion=3.1.0`).
     public func queryString(_ extra: [(String, String)] = []) -> String {
         var pairs: [(String, String)] = [("days", String(days))]
         if interval == .hour { pairs.append(("interval", "hour")) }
-        for (name, value) in [("appVersion", appVersion), ("osVersion", osVersion), ("deviceModel", deviceModel), ("network", network)] {
-            if let value { pairs.append((name, value)) }
+        for dimension in QueryDimension.rollupDimensions {
+            if let value = values[dimension] { pairs.append((dimension.queryName, value)) }
         }
-        if let lowPower { pairs.append(("lowPower", String(lowPower))) }
         pairs += extra
         return "?" + pairs.map { "\(percentEncode($0.0))=\(percentEncode($0.1))" }.joined(separator: "&")
     }
 
     /// Whether any rollup dimension is filtered.
-    public var isFiltered: Bool { appVersion != nil || osVersion != nil || deviceModel != nil || network != nil || lowPower != nil }
+    public var isFiltered: Bool { !values.isEmpty }
 }
 
 /// Percent-encodes everything but the unreserved URL characters (RFC 3986).

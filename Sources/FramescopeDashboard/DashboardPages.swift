@@ -78,19 +78,14 @@ public struct DashboardPages: Sendable {
                 Option(value: "hour", label: "hour (up to 14 days)", selected: filters.interval == .hour),
             ]),
         ]
-        let dimensions: [(RollupDimension, String, String?)] = [
-            (.appVersion, "App version", filters.appVersion), (.osVersion, "OS version", filters.osVersion),
-            (.deviceModel, "Device", filters.deviceModel), (.network, "Network", filters.network),
-            (.lowPower, "Low-power mode", filters.lowPower.map(String.init)),
-        ]
-        for (dimension, label, current) in dimensions {
+        for dimension in RollupDimension.allCases {
+            let current = filters[dimension.dimension]
             let values = try await store.dimensionValues(app: app, dimension: dimension, from: from, to: to)
             var options = [Option(value: "", label: "all", selected: current == nil)]
             for value in Set(values + [current].compactMap { $0 }).sorted() {
-                let text = dimension == .lowPower ? (value == "true" ? "on" : "off") : value
-                options.append(Option(value: value, label: text, selected: value == current))
+                options.append(Option(value: value, label: dimension.dimension.displayValue(value), selected: value == current))
             }
-            selects.append(Select(name: dimension.rawValue, label: label, options: options))
+            selects.append(Select(name: dimension.dimension.queryName, label: dimension.dimension.label, options: options))
         }
         let base = "/dashboard/apps/\(percentEncode(app))"
         let query = filters.queryString()
@@ -232,7 +227,7 @@ public struct DashboardPages: Sendable {
 
     func filtersFixing(_ filters: DashboardFilters, appVersion: String?) -> String {
         var copy = filters
-        copy.appVersion = appVersion
+        copy.values[.appVersion] = appVersion
         return copy.queryString()
     }
 
@@ -368,8 +363,7 @@ public struct DashboardPages: Sendable {
                       lines: [("stability", QueryFigure(report: .stability))], scale: 100, unit: "%"),
         ])
         var breakdowns: [Breakdown] = []
-        let dimensions: [(RollupDimension, String)] = [(.appVersion, "app version"), (.osVersion, "OS version"), (.deviceModel, "device model"),
-                                                       (.network, "network"), (.lowPower, "low-power mode")]
+        let dimensions = RollupDimension.allCases.map { ($0, $0.dimension.labelInSentence) }
         // The five breakdowns read the same rollups; they run concurrently (SQLite's WAL allows parallel readers).
         let store = self.store
         let grouped = try await withThrowingTaskGroup(of: (Int, [RollupAggregate]).self) { group in
@@ -382,7 +376,7 @@ public struct DashboardPages: Sendable {
         }
         for ((dimension, heading), groups) in zip(dimensions, grouped) {
             let bars = groups.map { group in
-                BarList.Bar(label: dimension == .lowPower ? (group.dimensionValue == "true" ? "on" : "off") : group.dimensionValue ?? "",
+                BarList.Bar(label: dimension.dimension.displayValue(group.dimensionValue ?? ""),
                             value: QueryFigure(.hitchRatio).value(of: group.rollup), basis: "\(groupThousands(group.visits)) visits")
             }
             if !bars.isEmpty {
@@ -471,7 +465,7 @@ public struct DashboardPages: Sendable {
     /// and verdict, regressions first. Without a choice, the two newest versions.
     public func compare(app: String, filters: DashboardFilters, baseline: String?, candidate: String?, now: Double, csrfToken: String = "") async throws -> String {
         var unfiltered = filters
-        unfiltered.appVersion = nil
+        unfiltered.values[.appVersion] = nil
         let query = unfiltered.query(now: now)
         let base = "/dashboard/apps/\(percentEncode(app))"
         let versions = try await store.dimensionValues(app: app, dimension: .appVersion, from: query.from, to: query.to)

@@ -2,7 +2,8 @@ import Foundation
 import FramescopeCore
 import Hummingbird
 
-/// The screens query from URL parameters; `from` and `to` default to the last 30 days.
+/// The screens query from URL parameters: `from` and `to` (default the last 30 days) and
+/// a filter per ``QueryDimension``, each value checked against the registry.
 func screenQuery(_ parameters: some Sequence<(key: Substring, value: Substring)>, now: Double) throws -> ScreenQuery {
     var values: [String: String] = [:]
     for (key, value) in parameters { values[String(key)] = String(value) }
@@ -16,19 +17,15 @@ func screenQuery(_ parameters: some Sequence<(key: Substring, value: Substring)>
     let to = try time("to", default: now)
     let from = try time("from", default: to - 30 * 86_400)
     guard from < to else { throw CollectorError(.badRequest, code: "invalid_parameter", field: "from", message: "from must be before to") }
-    if let network = values["network"], VisitContext.Network(rawValue: network) == nil {
-        throw CollectorError(.badRequest, code: "invalid_parameter", field: "network",
-                             message: "network must be one of \(VisitContext.Network.allCases.map(\.rawValue).joined(separator: ", "))")
-    }
-    var lowPower: Bool?
-    if let text = values["lowPower"] {
-        guard let flag = Bool(text) else {
-            throw CollectorError(.badRequest, code: "invalid_parameter", field: "lowPower", message: "lowPower must be true or false")
+    var query = ScreenQuery(from: from, to: to)
+    for dimension in QueryDimension.all {
+        guard let value = values[dimension.queryName] else { continue }
+        if let problem = dimension.problem(with: value) {
+            throw CollectorError(.badRequest, code: "invalid_parameter", field: dimension.queryName, message: problem)
         }
-        lowPower = flag
+        query[dimension] = value
     }
-    return ScreenQuery(from: from, to: to, appVersion: values["appVersion"], osVersion: values["osVersion"],
-                       deviceModel: values["deviceModel"], network: values["network"], lowPower: lowPower, screen: values["screen"])
+    return query
 }
 
 /// A figure named by the parameter `name` (``QueryFigure``), or 400 naming the parameter.

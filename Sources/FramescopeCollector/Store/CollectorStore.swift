@@ -178,21 +178,43 @@ public struct ScreenQuery: Sendable, Hashable {
         self.screen = screen
     }
 
+    /// The filter on `dimension` as text (`"true"`/`"false"` for ``QueryDimension/lowPower``),
+    /// `nil` for any value; setting it to a value the dimension does not take clears a
+    /// boolean filter.
+    public subscript(dimension: QueryDimension) -> String? {
+        get {
+            switch dimension {
+            case .screen: screen
+            case .appVersion: appVersion
+            case .osVersion: osVersion
+            case .deviceModel: deviceModel
+            case .network: network
+            case .lowPower: lowPower.map { $0 ? "true" : "false" }
+            default: nil
+            }
+        }
+        set {
+            switch dimension {
+            case .screen: screen = newValue
+            case .appVersion: appVersion = newValue
+            case .osVersion: osVersion = newValue
+            case .deviceModel: deviceModel = newValue
+            case .network: network = newValue
+            case .lowPower: lowPower = newValue.flatMap(Bool.init)
+            default: break
+            }
+        }
+    }
+
     /// Whether any rollup dimension (not the screen) is filtered.
     public var filtersDimensions: Bool {
-        appVersion != nil || osVersion != nil || deviceModel != nil || network != nil || lowPower != nil
+        QueryDimension.rollupDimensions.contains { self[$0] != nil }
     }
 
     /// The same query with one dimension fixed to `value` (`"true"`/`"false"` for ``RollupDimension/lowPower``).
     public func fixing(_ dimension: RollupDimension, to value: String) -> ScreenQuery {
         var query = self
-        switch dimension {
-        case .appVersion: query.appVersion = value
-        case .osVersion: query.osVersion = value
-        case .deviceModel: query.deviceModel = value
-        case .network: query.network = value
-        case .lowPower: query.lowPower = value == "true"
-        }
+        query[dimension.dimension] = value
         return query
     }
 }
@@ -209,6 +231,17 @@ public enum RollupDimension: String, CaseIterable, Sendable, Codable, Hashable {
     case network
     /// Low-power mode, `true` or `false`.
     case lowPower
+
+    /// The dimension's registry entry (its column, label and values).
+    public var dimension: QueryDimension {
+        switch self {
+        case .appVersion: .appVersion
+        case .osVersion: .osVersion
+        case .deviceModel: .deviceModel
+        case .network: .network
+        case .lowPower: .lowPower
+        }
+    }
 }
 
 /// The length of a time bucket in time series.

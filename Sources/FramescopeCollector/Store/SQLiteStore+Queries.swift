@@ -12,12 +12,10 @@ extension SQLiteStore {
         for read in RollupRead.plan(for: query) {
             var sql = "SELECT bucket, screen, app_version, os_version, device_model, network, low_power, visits, report, motion, stats, devices FROM \(Self.tableName(read.level)) WHERE app_id = ? AND bucket >= ? AND bucket < ?"
             var arguments: StatementArguments = [app, read.from, read.to]
-            if let screen = filter.screen { sql += " AND screen = ?"; arguments += [screen] }
-            if read.level.keepsDimensions {
-                for (column, value) in [("app_version", filter.appVersion), ("os_version", filter.osVersion), ("device_model", filter.deviceModel), ("network", filter.network)] {
-                    if let value { sql += " AND \(column) = ?"; arguments += [value] }
-                }
-                if let lowPower = filter.lowPower { sql += " AND low_power = ?"; arguments += [lowPower] }
+            for dimension in QueryDimension.all where read.level.keepsDimensions || !dimension.isRollupDimension {
+                guard let value = filter[dimension] else { continue }
+                sql += " AND \(dimension.storeColumn) = ?"
+                arguments += [Self.storedValue(value, of: dimension)]
             }
             statements.append((sql, arguments, read.level))
         }
@@ -42,20 +40,19 @@ extension SQLiteStore {
             .sorted { ($0.bucketStart ?? 0, $0.screen ?? "", $0.dimensionValue ?? "") < ($1.bucketStart ?? 0, $1.screen ?? "", $1.dimensionValue ?? "") }
     }
 
+    /// A filter's text as the store keeps it: booleans as integers, the rest as text.
+    static func storedValue(_ text: String, of dimension: QueryDimension) -> any DatabaseValueConvertible {
+        dimension.values == .boolean ? (text == "true") : text
+    }
+
     /// `SELECT DISTINCT` over the daily rollups, without decoding any report.
     public func dimensionValues(app: String, dimension: RollupDimension, from: Double, to: Double) async throws -> [String] {
-        let column = switch dimension {
-        case .appVersion: "app_version"
-        case .osVersion: "os_version"
-        case .deviceModel: "device_model"
-        case .network: "network"
-        case .lowPower: "low_power"
-        }
+        let column = dimension.dimension.storeColumn
         let dayFrom = RollupLevel.floor(Int64(from.rounded(.down)), to: 86_400)
         let end = Int64(to.rounded(.up))
         return try await database.read { db in
-            if dimension == .lowPower {
-                return try Bool.fetchAll(db, sql: "SELECT DISTINCT low_power FROM rollups_daily WHERE app_id = ? AND bucket >= ? AND bucket < ? ORDER BY 1",
+            if dimension.dimension.values == .boolean {
+                return try Bool.fetchAll(db, sql: "SELECT DISTINCT \(column) FROM rollups_daily WHERE app_id = ? AND bucket >= ? AND bucket < ? ORDER BY 1",
                                          arguments: [app, dayFrom, end]).map { $0 ? "true" : "false" }
             }
             return try String.fetchAll(db, sql: "SELECT DISTINCT \(column) FROM rollups_daily WHERE app_id = ? AND bucket >= ? AND bucket < ? ORDER BY 1",

@@ -1,0 +1,102 @@
+/// A dimension: a field that queries filter and group by: one entry per dimension, with the
+/// one name it has in URLs, JSON and the OpenAPI document (``queryName``), the column it
+/// has in the store (``storeColumn``), its label on the dashboard and the values it takes.
+///
+/// Everything that lists dimensions derives from ``all``: the collector's parameter
+/// parsing and validation, the store's filter columns and value lists, the dashboard's
+/// filter bar, and the test that holds `openapi.json` to the registry. Adding a dimension
+/// is an entry here and a schema migration (docs/architecture.md says how).
+public struct QueryDimension: Sendable, Hashable, CustomStringConvertible {
+    /// The values a dimension takes.
+    public enum Values: Sendable, Hashable {
+        /// Free text from the device (any text is a valid filter; a value no device sent
+        /// matches nothing).
+        case text
+        /// One of these words.
+        case oneOf([String])
+        /// `true` or `false` (stored as an integer).
+        case boolean
+    }
+
+    /// The name in URL parameters, JSON, the OpenAPI document and the cardinality
+    /// ledger (`deviceModel`).
+    public let queryName: String
+    /// The column in the store's events and rollup tables (`device_model`).
+    public let storeColumn: String
+    /// The label on the dashboard ("Device model").
+    public let label: String
+    /// The values it takes.
+    public let values: Values
+    /// Whether only the detailed rollup levels keep it (every dimension but the screen,
+    /// which every level keeps).
+    public let isRollupDimension: Bool
+
+    /// The screen's name (every rollup level keeps it).
+    public static let screen = QueryDimension(queryName: "screen", storeColumn: "screen", label: "Screen",
+                                         values: .text, isRollupDimension: false)
+    /// The app's marketing version (`3.1.0`).
+    public static let appVersion = QueryDimension(queryName: "appVersion", storeColumn: "app_version", label: "App version",
+                                             values: .text, isRollupDimension: true)
+    /// The OS version (`18.1`).
+    public static let osVersion = QueryDimension(queryName: "osVersion", storeColumn: "os_version", label: "OS version",
+                                            values: .text, isRollupDimension: true)
+    /// The device model (`iPhone15,2`).
+    public static let deviceModel = QueryDimension(queryName: "deviceModel", storeColumn: "device_model", label: "Device model",
+                                              values: .text, isRollupDimension: true)
+    /// The network type during the visit.
+    public static let network = QueryDimension(queryName: "network", storeColumn: "network", label: "Network",
+                                          values: .oneOf(VisitContext.Network.allCases.map(\.rawValue)), isRollupDimension: true)
+    /// Whether low-power mode was on during the visit.
+    public static let lowPower = QueryDimension(queryName: "lowPower", storeColumn: "low_power", label: "Low-power mode",
+                                           values: .boolean, isRollupDimension: true)
+
+    /// Every dimension, in the store's key order.
+    public static let all: [QueryDimension] = [screen, appVersion, osVersion, deviceModel, network, lowPower]
+
+    /// The dimensions the detailed rollup levels add to the screen.
+    public static var rollupDimensions: [QueryDimension] { all.filter(\.isRollupDimension) }
+
+    /// The dimension called `queryName`, or `nil`.
+    public init?(queryName: String) {
+        guard let found = Self.all.first(where: { $0.queryName == queryName }) else { return nil }
+        self = found
+    }
+
+    private init(queryName: String, storeColumn: String, label: String, values: Values, isRollupDimension: Bool) {
+        self.queryName = queryName
+        self.storeColumn = storeColumn
+        self.label = label
+        self.values = values
+        self.isRollupDimension = isRollupDimension
+    }
+
+    /// What is wrong with `text` as a value of this dimension (in words that name the
+    /// parameter), or `nil` when it is a valid value.
+    public func problem(with text: String) -> String? {
+        switch values {
+        case .text:
+            return nil
+        case .oneOf(let words):
+            return words.contains(text) ? nil : "\(queryName) must be one of \(words.joined(separator: ", "))"
+        case .boolean:
+            return text == "true" || text == "false" ? nil : "\(queryName) must be true or false"
+        }
+    }
+
+    /// A value as the dashboard shows it: "on"/"off" for booleans, the value otherwise.
+    public func displayValue(_ value: String) -> String {
+        guard values == .boolean else { return value }
+        return value == "true" ? "on" : "off"
+    }
+
+    /// The label inside a sentence ("Hitch ratio by device model"): the first letter in
+    /// lower case, unless the label starts with an abbreviation ("OS version").
+    public var labelInSentence: String {
+        let characters = Array(label)
+        guard characters.count > 1, !characters[1].isUppercase else { return label }
+        return characters[0].lowercased() + String(characters.dropFirst())
+    }
+
+    /// The query name.
+    public var description: String { queryName }
+}

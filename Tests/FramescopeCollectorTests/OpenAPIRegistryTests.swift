@@ -1,0 +1,86 @@
+import Foundation
+@testable import FramescopeCollector
+import FramescopeCore
+import Testing
+
+/// `openapi.json` is written by hand; these tests hold it to the registries in Core and the
+/// collector, so a metric, a dimension or a verdict cannot be added to one and not the other.
+@Suite("The OpenAPI document agrees with the registries")
+struct OpenAPIRegistryTests {
+    let document: [String: Any]
+
+    init() throws {
+        let text = OpenAPIDocument.served(now: 1_795_132_800)
+        document = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    /// The object at a JSON pointer's path of keys.
+    func object(_ keys: String...) -> Any? {
+        var current: Any? = document
+        for key in keys { current = (current as? [String: Any])?[key] }
+        return current
+    }
+
+    /// The parameters of `GET path`, with `$ref`s resolved.
+    func parameters(of path: String) -> [[String: Any]] {
+        let listed = object("paths", path, "get", "parameters") as? [[String: Any]] ?? []
+        return listed.map { parameter in
+            guard let reference = parameter["$ref"] as? String else { return parameter }
+            let name = String(reference.split(separator: "/").last ?? "")
+            return object("components", "parameters", name) as? [String: Any] ?? [:]
+        }
+    }
+
+    @Test("Every read route takes exactly the registry's dimensions as filters, with the registry's values")
+    func dimensions() throws {
+        let readPaths = (object("paths") as? [String: Any] ?? [:]).keys.filter { $0.hasPrefix("/v1/apps/{app}/") }.sorted()
+        #expect(readPaths.count == 5)
+        for path in readPaths {
+            let filters = parameters(of: path).filter { ($0["in"] as? String) == "query" && QueryDimension(queryName: $0["name"] as? String ?? "") != nil }
+            #expect(Set(filters.compactMap { $0["name"] as? String }) == Set(QueryDimension.all.map(\.queryName)), "\(path)")
+            for filter in filters {
+                let dimension = try #require(QueryDimension(queryName: filter["name"] as? String ?? ""))
+                let schema = filter["schema"] as? [String: Any] ?? [:]
+                switch dimension.values {
+                case .boolean:
+                    #expect(schema["type"] as? String == "boolean", "\(dimension)")
+                case .oneOf(let words):
+                    #expect(schema["type"] as? String == "string", "\(dimension)")
+                    #expect(schema["enum"] as? [String] == words, "\(dimension)")
+                case .text:
+                    #expect(schema["type"] as? String == "string", "\(dimension)")
+                    #expect(schema["enum"] == nil, "\(dimension)")
+                }
+            }
+        }
+        // No query parameter in the components that the registry does not know, except the range.
+        let components = object("components", "parameters") as? [String: [String: Any]] ?? [:]
+        let queryNames = Set(components.values.filter { $0["in"] as? String == "query" }.compactMap { $0["name"] as? String })
+        #expect(queryNames == Set(QueryDimension.all.map(\.queryName) + ["from", "to"]))
+        #expect(object("components", "schemas", "VisitContext", "properties", "network", "enum") as? [String] == VisitContext.Network.allCases.map(\.rawValue))
+    }
+
+    @Test("Metric names: every report metric is a FrameReport property; metric and by accept exactly the query figures")
+    func metrics() throws {
+        for metric in Metric.allCases {
+            let path = metric.rawValue.split(separator: ".").map(String.init)
+            var schema = object("components", "schemas", "FrameReport") as? [String: Any]
+            for key in path { schema = (schema?["properties"] as? [String: Any])?[key] as? [String: Any] }
+            #expect(schema != nil, "FrameReport has no property \(metric.rawValue)")
+            if metric.unit == .count { #expect(schema?["type"] as? String == "integer", "\(metric.rawValue) is a count") }
+        }
+        for (path, name) in [("/v1/apps/{app}/timeseries", "metric"), ("/v1/apps/{app}/worst", "by")] {
+            let parameter = try #require(parameters(of: path).first { $0["name"] as? String == name })
+            #expect((parameter["schema"] as? [String: Any])?["enum"] as? [String] == QueryFigure.allNames, "\(path) \(name)")
+        }
+        #expect(object("components", "schemas", "FigureChange", "properties", "metric", "enum") as? [String] == VisitMetric.allCases.map(\.rawValue))
+    }
+
+    @Test("Verdicts use Core's words")
+    func verdicts() {
+        for schema in ["FigureChange", "ScreenComparison"] {
+            #expect(object("components", "schemas", schema, "properties", "verdict", "enum") as? [String] == Verdict.allCases.map(\.rawValue), "\(schema)")
+        }
+        #expect(object("components", "schemas", "FigureChange", "properties", "relativeChange") != nil)
+    }
+}
