@@ -68,19 +68,3 @@ func percentEncode(_ text: String) -> String {
 }
 
 private let unreservedURLCharacters = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
-/// Apple's hitch-ratio bands: under 5 ms/s good, 5–10 warning, over 10 critical.
-public enum HitchBand: String, Sendable {
-    /// Under 5 ms/s.
-    case good
-    /// 5 to 10 ms/s.
-    case warning
-    /// Over 10 ms/s.
-    case critical
-
-    /// The band of a hitch ratio in ms/s, or `nil` without data.
-    public init?(hitchRatio: Double?) {
-        guard let value = hitchRatio else { return nil }
-        self = value < 5 ? .good : value <= 10 ? .warning : .critical
-    }
-}

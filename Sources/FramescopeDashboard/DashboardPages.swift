@@ -130,10 +130,11 @@ public struct DashboardPages: Sendable {
         }
     }
 
-    /// A figure's value and, for hitch ratios, Apple's band.
-    static func figure(_ metric: VisitMetric, _ rollup: RollupValue) -> (value: Double?, band: HitchBand?) {
-        let value = QueryFigure(metric).value(of: rollup)
-        return (value, metric == .hitchRatio || metric == .motionHitchRatio ? HitchBand(hitchRatio: value) : nil)
+    /// A figure's value and its band where its metric has bands (the hitch ratio, whole or in motion).
+    static func figure(_ metric: VisitMetric, _ rollup: RollupValue) -> (value: Double?, band: Band?) {
+        let figure = QueryFigure(metric)
+        let value = figure.value(of: rollup)
+        return (value, figure.metric.band(of: value))
     }
 
     struct Chart { var id: String; var heading: String; var svg: String }
@@ -159,19 +160,20 @@ public struct DashboardPages: Sendable {
     static let fpsTrend = TrendSpec(id: "fps", heading: "Average FPS", lines: [("average FPS", QueryFigure(.averageFPS))])
     static let frozenTrend = TrendSpec(id: "frozen", heading: "Frozen frames per 1 000 frames", lines: [("frozen frames", QueryFigure(.frozenFramesPerThousand))])
 
-    /// Trend charts from one time-bucketed aggregate.
+    /// Trend charts from the collector's time series (one read of the rollups for all of them).
     func trendCharts(app: String, query: ScreenQuery, interval: BucketInterval, idPrefix: String, charts: [TrendSpec]) async throws -> [Chart] {
-        let groups = try await store.aggregate(app: app, query: AggregateQuery(filter: query, interval: interval))
-        var byStart: [Double: RollupValue] = [:]
-        for group in groups { if let start = group.bucketStart { byStart[start] = group.rollup } }
+        let figures = charts.flatMap { $0.lines.map(\.1) }
+        var series = try await CollectorQueries(store: store).timeSeries(app: app, query: query, figures: figures, interval: interval)[...]
         let starts = interval.starts(from: query.from, to: query.to)
         let labels = starts.map { Self.label($0, interval: interval) }
         return charts.map { spec in
-            let series = spec.lines.map { name, figure in
-                LineChart.Series(name: name, values: starts.map { byStart[$0].flatMap(figure.value(of:)).map { $0 * spec.scale } })
+            let lines = spec.lines.map { name, _ in
+                let response = series.removeFirst()
+                return LineChart.Series(name: name, values: response.points.map { $0.value.map { $0 * spec.scale } })
             }
-            let chart = LineChart(title: spec.heading, unit: spec.unit ?? spec.lines.first?.1.unit ?? "", labels: labels, series: series,
-                                  thresholds: spec.thresholds ? [.init(value: 5, label: "warning"), .init(value: 10, label: "critical")] : [])
+            let bands = spec.thresholds ? spec.lines.first?.1.metric.bandThresholds : nil
+            let chart = LineChart(title: spec.heading, unit: spec.unit ?? spec.lines.first?.1.unit ?? "", labels: labels, series: lines,
+                                  thresholds: bands.map { [.init(value: $0.warning, label: Band.warning.rawValue), .init(value: $0.critical, label: Band.critical.rawValue)] } ?? [])
             return Chart(id: idPrefix + spec.id, heading: spec.heading, svg: chart.hasData ? chart.svg() : "")
         }
     }
@@ -407,26 +409,10 @@ public struct DashboardPages: Sendable {
         return library.render(page, withTemplate: "screen") ?? ""
     }
 
-    /// Hitch ratio of visits on 60 Hz displays, on ProMotion displays at 120 Hz, and on
-    /// ProMotion displays capped at 60 Hz by low-power mode. A device model counts as
-    /// ProMotion when its visits outside low-power mode show frames above 60 Hz.
+    /// Hitch ratio per display class (the collector's ``CollectorQueries/displayClasses(app:query:)``).
     func refreshClasses(app: String, query: ScreenQuery) async throws -> [BarList.Bar] {
-        var normal = query
-        normal.lowPower = false
-        var saving = query
-        saving.lowPower = true
-        async let lowPowerGroups = store.aggregate(app: app, query: AggregateQuery(filter: saving, dimension: .deviceModel))
-        let normalGroups = try await store.aggregate(app: app, query: AggregateQuery(filter: normal, dimension: .deviceModel))
-        let proMotion = Set(normalGroups.filter { group in group.report.refreshRates.entries.contains { $0.key > 60 } }.compactMap(\.dimensionValue))
-        var classes: [(String, RollupValue)] = [("60 Hz display", RollupValue()), ("120 Hz (ProMotion)", RollupValue()), ("capped at 60 Hz (low-power mode)", RollupValue())]
-        for group in normalGroups {
-            classes[proMotion.contains(group.dimensionValue ?? "") ? 1 : 0].1.merge(group.rollup)
-        }
-        for group in try await lowPowerGroups {
-            classes[proMotion.contains(group.dimensionValue ?? "") ? 2 : 0].1.merge(group.rollup)
-        }
-        return classes.filter { $0.1.visits > 0 }.map { name, rollup in
-            BarList.Bar(label: name, value: QueryFigure(.hitchRatio).value(of: rollup), basis: "\(groupThousands(rollup.visits)) visits")
+        try await CollectorQueries(store: store).displayClasses(app: app, query: query).map { displayClass, rollup in
+            BarList.Bar(label: displayClass.label, value: QueryFigure(.hitchRatio).value(of: rollup), basis: "\(groupThousands(rollup.visits)) visits")
         }
     }
 

@@ -72,6 +72,37 @@ struct QueryTests {
         #expect(RollupRead.plan(for: AggregateQuery(filter: ScreenQuery(from: Self.day0, to: Self.day0 + 5 * 3600, lowPower: true))).map(\.level) == [.hourly])
     }
 
+    @Test("Display classes: a model with frames above 60 Hz outside low-power mode is ProMotion; in low-power mode it is capped")
+    func displayClasses() async throws {
+        let store = try SQLiteStore(inMemoryWith: CardinalityLimits())
+        _ = try await store.createApp(name: "Shop", id: nil)
+        func visit(hz: Double, seed: UInt64) -> RecordingReport {
+            var workload = SyntheticWorkload(profile: .moderate, duration: 4, seed: seed)
+            return PipelineSimulator(display: .fixed(hz: hz), seed: seed).run(&workload).analyze()
+        }
+        let start = Self.day0 + 3600
+        // (device model, display Hz, low-power mode): the Pro runs at 120 Hz, and at 60 Hz when capped.
+        let visits: [(String, Double, Bool)] = [("iPhone16,1", 120, false), ("iPhone16,1", 120, false), ("iPhone16,1", 60, true),
+                                                ("iPhone14,7", 60, false), ("iPhone14,7", 60, true)]
+        var expected: [DisplayClass: FrameReport] = [:]
+        for (index, (model, hz, lowPower)) in visits.enumerated() {
+            let report = visit(hz: hz, seed: UInt64(index + 1))
+            let event = ScreenVisitEvent(screen: "Feed", startedAt: ISO8601.format(unixSeconds: start + Double(index) * 60),
+                                         duration: report.whole.duration + report.whole.firstDuration + 0.5,
+                                         context: VisitContext(network: .wifi, lowPowerMode: lowPower), report: report.whole, motion: report.motion)
+            _ = try await store.ingest(IngestBatch(app: "shop", batchId: "b\(index)", appVersion: "1.0", osVersion: "18.1", deviceModel: model,
+                                                   events: [(event, start + Double(index) * 60)], rawEvents: ["{}"], receivedAt: start + 3600))
+            let displayClass: DisplayClass = model == "iPhone14,7" ? .sixtyHertz : lowPower ? .proMotionCapped : .proMotion
+            expected[displayClass] = FrameReport.merged([expected[displayClass], report.whole].compactMap { $0 })
+        }
+        let classes = try await CollectorQueries(store: store).displayClasses(app: "shop", query: ScreenQuery(from: Self.day0, to: Self.day0 + 86_400))
+        #expect(classes.map(\.displayClass) == [.sixtyHertz, .proMotion, .proMotionCapped])
+        #expect(classes.map(\.rollup.visits) == [2, 2, 1])
+        for (displayClass, rollup) in classes { #expect(rollup.report == expected[displayClass], "\(displayClass)") }
+        #expect(DisplayClass.isProMotion(refreshRates: visit(hz: 120, seed: 9).whole.refreshRates))
+        #expect(!DisplayClass.isProMotion(refreshRates: visit(hz: 60, seed: 9).whole.refreshRates))
+    }
+
     @Test("Ratio statistics: Σy/Σx, the delta-method standard error, and per-visit quantiles")
     func ratioStatistics() throws {
         let visits: [(y: Double, x: Double)] = [(0, 10), (50, 10), (20, 5), (300, 30), (0, 2), (90, 12)]

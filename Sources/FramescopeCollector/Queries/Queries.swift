@@ -64,6 +64,15 @@ public struct QueryFigure: Sendable, Hashable {
         }
     }
 
+    /// The report metric the figure reads (``Metric/frozenFrames`` for frozen frames per
+    /// thousand): its direction and bands apply.
+    public var metric: Metric {
+        switch source {
+        case .whole(let metric), .motion(let metric): metric
+        case .frozenFramesPerThousand: .frozenFrames
+        }
+    }
+
     /// Which way is better: the report metric's ``Metric/direction``; lower for frozen
     /// frames per thousand.
     public var direction: Metric.Direction {
@@ -228,15 +237,46 @@ public struct CollectorQueries: Sendable {
 
     /// One ``SeriesPoint`` per bucket of `query`'s range.
     public func timeSeries(app: String, query: ScreenQuery, figure: QueryFigure, interval: BucketInterval) async throws -> TimeSeriesResponse {
+        try await timeSeries(app: app, query: query, figures: [figure], interval: interval)[0]
+    }
+
+    /// One series per figure, from one read of the rollups: one ``SeriesPoint`` per bucket
+    /// of `query`'s range, empty buckets included (value `nil`, visits 0), in `figures` order.
+    public func timeSeries(app: String, query: ScreenQuery, figures: [QueryFigure], interval: BucketInterval) async throws -> [TimeSeriesResponse] {
         let groups = try await store.aggregate(app: app, query: AggregateQuery(filter: query, interval: interval))
         var byStart: [Double: RollupValue] = [:]
         for group in groups { if let start = group.bucketStart { byStart[start] = group.rollup } }
-        let points = interval.starts(from: query.from, to: query.to).map { start in
-            let rollup = byStart[start] ?? RollupValue()
-            return SeriesPoint(start: ISO8601.format(unixSeconds: start), value: figure.value(of: rollup),
-                               visits: rollup.visits, devices: rollup.devices.estimate, frames: rollup.report.frames)
+        let buckets = interval.starts(from: query.from, to: query.to).map { ($0, byStart[$0] ?? RollupValue()) }
+        return figures.map { figure in
+            let points = buckets.map { start, rollup in
+                SeriesPoint(start: ISO8601.format(unixSeconds: start), value: figure.value(of: rollup),
+                            visits: rollup.visits, devices: rollup.devices.estimate, frames: rollup.report.frames)
+            }
+            return TimeSeriesResponse(metric: figure.name, unit: figure.unit, interval: interval, points: points)
         }
-        return TimeSeriesResponse(metric: figure.name, unit: figure.unit, interval: interval, points: points)
+    }
+
+    /// The merged visits of each ``DisplayClass`` in `query` (classes without visits left
+    /// out), in the enum's order. A device model is ProMotion when its visits outside
+    /// low-power mode show frames above 60 Hz (``DisplayClass/isProMotion(refreshRates:)``).
+    public func displayClasses(app: String, query: ScreenQuery) async throws -> [(displayClass: DisplayClass, rollup: RollupValue)] {
+        var normal = query
+        normal.lowPower = false
+        var saving = query
+        saving.lowPower = true
+        async let lowPowerGroups = store.aggregate(app: app, query: AggregateQuery(filter: saving, dimension: .deviceModel))
+        let normalGroups = try await store.aggregate(app: app, query: AggregateQuery(filter: normal, dimension: .deviceModel))
+        let proMotion = Set(normalGroups.filter { DisplayClass.isProMotion(refreshRates: $0.report.refreshRates) }.compactMap(\.dimensionValue))
+        var classes = Dictionary(uniqueKeysWithValues: DisplayClass.allCases.map { ($0, RollupValue()) })
+        for group in normalGroups {
+            classes[proMotion.contains(group.dimensionValue ?? "") ? .proMotion : .sixtyHertz]?.merge(group.rollup)
+        }
+        for group in try await lowPowerGroups {
+            classes[proMotion.contains(group.dimensionValue ?? "") ? .proMotionCapped : .sixtyHertz]?.merge(group.rollup)
+        }
+        return DisplayClass.allCases.compactMap { displayClass in
+            classes[displayClass].flatMap { $0.visits > 0 ? (displayClass, $0) : nil }
+        }
     }
 
     /// Each screen's ``VisitMetric`` figures in `candidate` against `baseline`.
