@@ -170,6 +170,12 @@ public enum Metric: String, CaseIterable, Sendable, Codable, Hashable {
         }
     }
 
+    /// The metric's label for headings, tiles and column heads: ``displayName`` with a
+    /// capital first letter ("Hitch ratio", "Average FPS").
+    public var label: String {
+        displayName.prefix(1).uppercased() + displayName.dropFirst()
+    }
+
     /// The singular of ``displayName`` for counts ("drop event").
     var singularName: String {
         switch self {

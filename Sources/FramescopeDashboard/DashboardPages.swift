@@ -97,14 +97,11 @@ public struct DashboardPages: Sendable {
 
     // MARK: Figures
 
-    /// The figures shown in tiles and tables, in order.
-    static let figures: [(VisitMetric, String)] = [
-        (.hitchRatio, "Hitch ratio"), (.motionHitchRatio, "Hitch ratio in motion"), (.hangRate, "Hang rate"),
-        (.averageFPS, "Average FPS"), (.frozenFramesPerThousand, "Frozen frames"),
-    ]
+    /// The figures shown in tiles and tables, in order, with their labels (from the registry).
+    static let figures: [(VisitMetric, String)] = VisitMetric.allCases.map { ($0, QueryFigure($0).label) }
 
     /// Table headings of ``figures``, with units.
-    static let columnHeaders = ["Hitch ratio (ms/s)", "In motion (ms/s)", "Hang rate (s/h)", "Average FPS", "Frozen per 1 000 frames"]
+    static let columnHeaders = VisitMetric.allCases.map { QueryFigure($0).labelWithUnit }
 
     struct Tile {
         var metric: String

@@ -64,6 +64,26 @@ public struct QueryFigure: Sendable, Hashable {
         }
     }
 
+    /// The figure's label for headings, tiles and column heads: the metric's label, "in
+    /// motion" for the motion report ("Hitch ratio in motion"), "Frozen frames" for frozen
+    /// frames per thousand.
+    public var label: String {
+        switch source {
+        case .whole(let metric): metric.label
+        case .motion(let metric): metric.label + " in motion"
+        case .frozenFramesPerThousand: "Frozen frames"
+        }
+    }
+
+    /// The label with the unit, for column heads ("Hitch ratio (ms/s)", "Average FPS").
+    public var labelWithUnit: String {
+        switch source {
+        case .whole(let metric), .motion(let metric):
+            metric.unit == .fps || metric.unit == .count ? label : "\(label) (\(unit))"
+        case .frozenFramesPerThousand: "\(label) (\(unit))"
+        }
+    }
+
     /// The report metric the figure reads (``Metric/frozenFrames`` for frozen frames per
     /// thousand): its direction and bands apply.
     public var metric: Metric {
