@@ -66,7 +66,7 @@ public struct DashboardRoutes: Sendable {
             }
             let key = form.key.trimmingCharacters(in: .whitespacesAndNewlines)
             guard key.count <= 200, key.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }),
-                  let grant = try await pages.store.authenticate(key: key) else {
+                  let grant = try await pages.store.authenticate(key: key, now: clock()) else {
                 return signInForm(request, error: "That key is unknown or revoked.", next: next, status: .unauthorized)
             }
             guard grant.kind == .read else {

@@ -40,7 +40,7 @@ final class FaultyStore: CollectorStore, @unchecked Sendable {
     func rotateKeys(app: String) async throws -> AppCredentials? { try await base.rotateKeys(app: app) }
     func apps() async throws -> [AppRecord] { try await base.apps() }
     func revokeApp(_ id: String) async throws -> Bool { try await base.revokeApp(id) }
-    func authenticate(key: String) async throws -> KeyGrant? { try await base.authenticate(key: key) }
+    func authenticate(key: String, now: Double) async throws -> KeyGrant? { try await base.authenticate(key: key, now: now) }
     func aggregate(app: String, query: AggregateQuery) async throws -> [RollupAggregate] { try await base.aggregate(app: app, query: query) }
     func dimensionValues(app: String, dimension: RollupDimension, from: Double, to: Double) async throws -> [String] {
         try await base.dimensionValues(app: app, dimension: dimension, from: from, to: to)

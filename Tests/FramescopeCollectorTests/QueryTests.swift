@@ -373,7 +373,7 @@ struct EmptyStore: CollectorStore {
     func rotateKeys(app: String) async throws -> AppCredentials? { nil }
     func apps() async throws -> [AppRecord] { [] }
     func revokeApp(_ id: String) async throws -> Bool { false }
-    func authenticate(key: String) async throws -> KeyGrant? { nil }
+    func authenticate(key: String, now: Double) async throws -> KeyGrant? { nil }
     func ingest(_ batches: [IngestBatch]) async throws -> [IngestResult] { batches.map { _ in IngestResult(stored: 0, duplicate: false) } }
     func aggregate(app: String, query: AggregateQuery) async throws -> [RollupAggregate] { [] }
     func rawEventCount(app: String) async throws -> Int { 0 }

@@ -74,6 +74,10 @@ struct StoreContractTests {
         let newIngest = try #require(try await store.rotateKey(app: "shop", kind: .ingest, gracePeriod: 3600, now: now))
         #expect(try await store.authenticate(key: newIngest) == KeyGrant(app: "shop", kind: .ingest))
         #expect(try await store.authenticate(key: shop.ingestKey) == KeyGrant(app: "shop", kind: .ingest))
+        // The grace period is judged at the time the caller gives (the collector's clock).
+        #expect(try await store.authenticate(key: shop.ingestKey, now: now + 3599) == KeyGrant(app: "shop", kind: .ingest))
+        #expect(try await store.authenticate(key: shop.ingestKey, now: now + 3601) == nil)
+        #expect(try await store.authenticate(key: newIngest, now: now + 86_400 * 365) == KeyGrant(app: "shop", kind: .ingest))
         let newest = try #require(try await store.rotateKey(app: "shop", kind: .ingest, gracePeriod: 0, now: now))
         #expect(try await store.authenticate(key: newest) != nil)
         #expect(try await store.authenticate(key: newIngest) == nil)

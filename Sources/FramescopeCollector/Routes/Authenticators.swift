@@ -2,12 +2,12 @@ import FramescopeCore
 import HTTPTypes
 import Hummingbird
 
-/// Reads `Authorization: Bearer <key>` and checks that the key is of `kind`.
-func authenticate(_ request: Request, store: any CollectorStore, kind: KeyGrant.Kind) async throws -> KeyGrant {
+/// Reads `Authorization: Bearer <key>` and checks that the key is of `kind` and live at `now`.
+func authenticate(_ request: Request, store: any CollectorStore, kind: KeyGrant.Kind, now: Double) async throws -> KeyGrant {
     guard let header = request.headers[.authorization], header.hasPrefix("Bearer "), header.count > 7 else {
         throw CollectorError(.unauthorized, code: "unauthorized", field: "Authorization", message: "send 'Authorization: Bearer <key>'")
     }
-    guard let grant = try await store.authenticate(key: String(header.dropFirst(7))) else {
+    guard let grant = try await store.authenticate(key: String(header.dropFirst(7)), now: now) else {
         throw CollectorError(.unauthorized, code: "unauthorized", field: "Authorization", message: "unknown or revoked key")
     }
     guard grant.kind == kind else {
@@ -44,10 +44,11 @@ func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
 struct IngestKeyAuthenticator: RouterMiddleware {
     typealias Context = CollectorRequestContext
     let store: any CollectorStore
+    let clock: @Sendable () -> Double
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        context.grant = try await authenticate(request, store: store, kind: .ingest)
+        context.grant = try await authenticate(request, store: store, kind: .ingest, now: clock())
         return try await next(request, context)
     }
 }
@@ -59,10 +60,11 @@ struct IngestKeyAuthenticator: RouterMiddleware {
 struct ReadKeyAuthenticator: RouterMiddleware {
     typealias Context = CollectorRequestContext
     let store: any CollectorStore
+    let clock: @Sendable () -> Double
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let app = try context.parameters.require("app")
-        let grant = try await authenticate(request, store: store, kind: .read)
+        let grant = try await authenticate(request, store: store, kind: .read, now: clock())
         guard grant.app == app else {
             throw CollectorError(.forbidden, code: "wrong_app", field: "app", message: "this read key does not belong to app '\(app)'")
         }

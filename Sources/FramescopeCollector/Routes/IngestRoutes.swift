@@ -9,7 +9,7 @@ struct IngestRoutes: Sendable {
 
     func addRoutes(to router: Router<CollectorRequestContext>, store: any CollectorStore, limiter: RateLimiter, clock: @escaping @Sendable () -> Double) {
         router.group("/v1/events")
-            .add(middleware: IngestKeyAuthenticator(store: store))
+            .add(middleware: IngestKeyAuthenticator(store: store, clock: clock))
             .add(middleware: RateLimitMiddleware(limiter: limiter, clock: clock))
             .post { request, context -> EditedResponse<IngestResponse> in
                 let response = try await service.accept(request, app: try context.authenticatedApp(), logger: context.logger)

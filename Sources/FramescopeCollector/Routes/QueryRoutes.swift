@@ -16,7 +16,7 @@ struct QueryRoutes: Sendable {
     let clock: @Sendable () -> Double
 
     func addRoutes(to router: Router<CollectorRequestContext>) {
-        let group = router.group("/v1/apps/:app").add(middleware: ReadKeyAuthenticator(store: store))
+        let group = router.group("/v1/apps/:app").add(middleware: ReadKeyAuthenticator(store: store, clock: clock))
         group.get("screens") { request, context -> ScreensResponse in
             let (app, query) = try readQuery(request, context)
             return ScreensResponse(screens: try await store.screens(app: app, query: query))

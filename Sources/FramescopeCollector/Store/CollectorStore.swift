@@ -1,3 +1,4 @@
+import Foundation
 import FramescopeCore
 
 /// What the collector needs from storage. `SQLiteStore` is the embedded default (on a
@@ -14,8 +15,9 @@ public protocol CollectorStore: Sendable {
     func apps() async throws -> [AppRecord]
     /// Revokes an app's keys; returns whether the app existed.
     func revokeApp(_ id: String) async throws -> Bool
-    /// The app and kind of key `key` grants, or `nil` for an unknown or revoked key.
-    func authenticate(key: String) async throws -> KeyGrant?
+    /// The app and kind of key `key` grants at `now` (Unix seconds), or `nil` for an
+    /// unknown or revoked key, or an old key whose grace period ended before `now`.
+    func authenticate(key: String, now: Double) async throws -> KeyGrant?
     /// Stores the batches' valid events and adds them to the rollups, all in one
     /// transaction (one flush of the group commit), and returns one result per batch in
     /// order. A batch id already stored for its app — before or earlier in `batches` —
@@ -48,6 +50,11 @@ public protocol CollectorStore: Sendable {
 }
 
 extension CollectorStore {
+    /// What `key` grants now, by the system clock.
+    public func authenticate(key: String) async throws -> KeyGrant? {
+        try await authenticate(key: key, now: Date().timeIntervalSince1970)
+    }
+
     /// Stores one batch (a group of one).
     public func ingest(_ batch: IngestBatch) async throws -> IngestResult {
         let results = try await ingest([batch])

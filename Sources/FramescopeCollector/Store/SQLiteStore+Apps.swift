@@ -55,9 +55,8 @@ extension SQLiteStore {
 
     /// Looks the key's SHA-256 up among unrevoked apps' keys that have not expired (an
     /// old ingest key in its grace period after a rotation still works).
-    public func authenticate(key: String) async throws -> KeyGrant? {
+    public func authenticate(key: String, now: Double) async throws -> KeyGrant? {
         let hash = Self.hash(key)
-        let now = Date().timeIntervalSince1970
         return try await database.read { db in
             guard let row = try Row.fetchOne(db, sql: """
                 SELECT keys.hash, keys.app_id, keys.kind FROM keys JOIN apps ON apps.id = keys.app_id
