@@ -1,3 +1,4 @@
+import FramescopeCore
 import GRDB
 
 /// How many distinct values of each dimension one app may create per UTC day before new
@@ -26,13 +27,15 @@ public struct CardinalityLimits: Sendable, Hashable {
     /// The defaults.
     public init() {}
 
-    /// The limit of `dimension` (`screen`, `appVersion`, `osVersion` or `deviceModel`).
-    func limit(_ dimension: String) -> Int {
+    /// The daily limit of `dimension`, or `nil` for a dimension whose values are a fixed
+    /// set (network, low-power mode), which needs none.
+    public func limit(_ dimension: QueryDimension) -> Int? {
         switch dimension {
-        case "screen": screens
-        case "appVersion": appVersions
-        case "osVersion": osVersions
-        default: deviceModels
+        case .screen: screens
+        case .appVersion: appVersions
+        case .osVersion: osVersions
+        case .deviceModel: deviceModels
+        default: nil
         }
     }
 }
@@ -57,14 +60,16 @@ struct CardinalityGate {
     }
 
     /// `value` when it is known or fits under the limit (recording it), else `(other)`.
-    mutating func admit(_ value: String, app: String, day: Int64, dimension: String, _ db: Database) throws -> String {
+    mutating func admit(_ value: String, app: String, day: Int64, dimension queryDimension: QueryDimension, _ db: Database) throws -> String {
+        guard let limit = limits.limit(queryDimension) else { return value }
+        let dimension = queryDimension.queryName
         let key = Key(app: app, day: day, dimension: dimension)
         if known[key] == nil {
             known[key] = Set(try String.fetchAll(db, sql: "SELECT value FROM dimension_values WHERE app_id = ? AND day = ? AND dimension = ?",
                                                   arguments: [app, day, dimension]))
         }
         if known[key]?.contains(value) == true { return value }
-        guard (known[key]?.count ?? 0) < limits.limit(dimension) else {
+        guard (known[key]?.count ?? 0) < limit else {
             folded[app, default: [:]][dimension, default: 0] += 1
             return CardinalityLimits.other
         }

@@ -35,10 +35,10 @@ extension SQLiteStore {
                 for (index, (event, startedAt)) in batch.events.enumerated() {
                     // Values past the app's daily limits fold into "(other)" (CardinalityLimits).
                     let day = RollupLevel.floor(Int64(startedAt.rounded(.down)), to: 86_400)
-                    let screen = try gate.admit(event.screen, app: batch.app, day: day, dimension: "screen", db)
-                    let appVersion = try gate.admit(batch.appVersion, app: batch.app, day: day, dimension: "appVersion", db)
-                    let osVersion = try gate.admit(batch.osVersion, app: batch.app, day: day, dimension: "osVersion", db)
-                    let deviceModel = try gate.admit(batch.deviceModel, app: batch.app, day: day, dimension: "deviceModel", db)
+                    let screen = try gate.admit(event.screen, app: batch.app, day: day, dimension: .screen, db)
+                    let appVersion = try gate.admit(batch.appVersion, app: batch.app, day: day, dimension: .appVersion, db)
+                    let osVersion = try gate.admit(batch.osVersion, app: batch.app, day: day, dimension: .osVersion, db)
+                    let deviceModel = try gate.admit(batch.deviceModel, app: batch.app, day: day, dimension: .deviceModel, db)
                     try insertEvent.execute(arguments: [batch.app, batch.batchId, batch.receivedAt, startedAt, screen, appVersion,
                                                         osVersion, deviceModel, event.context.network.rawValue, event.context.lowPowerMode,
                                                         batch.rawEvents[index]])
