@@ -75,12 +75,13 @@ public struct QueryFigure: Sendable, Hashable {
         }
     }
 
-    /// The label with the unit, for column heads ("Hitch ratio (ms/s)", "Average FPS").
+    /// The label with the unit, for column heads ("Hitch ratio (ms/s)", "Average FPS",
+    /// "Frozen per 1000 frames").
     public var labelWithUnit: String {
         switch source {
         case .whole(let metric), .motion(let metric):
             metric.unit == .fps || metric.unit == .count ? label : "\(label) (\(unit))"
-        case .frozenFramesPerThousand: "\(label) (\(unit))"
+        case .frozenFramesPerThousand: "Frozen \(unit)"
         }
     }
 
