@@ -81,7 +81,7 @@ struct BenchQueriesCommand: AsyncParsableCommand {
                     let base = pool[Int(random.next() % UInt64(pool.count))]
                     var key = base.key
                     key.bucketStart = Int64(start) + Int64(hour) * 3600
-                    key.appVersion = versions[min(2, hour * 3 / hours)]
+                    key[.appVersion] = versions[min(2, hour * 3 / hours)]
                     var four = RollupValue()
                     for _ in 0..<4 { four.merge(pool[Int(random.next() % UInt64(pool.count))].value) }
                     let share = perRow + (hour * keysPerHour + slot < remainder ? 1 : 0)

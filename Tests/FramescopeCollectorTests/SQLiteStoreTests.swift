@@ -1,6 +1,7 @@
 import Foundation
 @testable import FramescopeCollector
 import FramescopeCore
+import GRDB
 import Testing
 
 /// What only the SQLite store does: reopening a file, checkpoints, the stored forms and
@@ -13,6 +14,20 @@ struct SQLiteStoreTests {
         let events = batch.events.map { ($0, ISO8601.parse($0.startedAt)!) }
         return try await store.ingest(IngestBatch(app: app, batchId: batch.batchId, appVersion: batch.app.version, osVersion: batch.device.osVersion,
                                                   deviceModel: batch.device.model, events: events, rawEvents: events.map { _ in "{}" }, receivedAt: now))
+    }
+
+    @Test("Every registry dimension has its column in the events table and in the key of every rollup table (a new dimension needs its migration)")
+    func registryColumnsExist() async throws {
+        let store = try SQLiteStore(inMemoryWith: CardinalityLimits())
+        try await store.database.read { db in
+            let eventColumns = Set(try db.columns(in: "events").map(\.name))
+            for dimension in QueryDimension.all { #expect(eventColumns.contains(dimension.storeColumn), "events.\(dimension.storeColumn)") }
+            for level in RollupLevel.allCases {
+                let table = SQLiteStore.tableName(level)
+                let key = Set(try db.primaryKey(table).columns)
+                #expect(key == Set(["app_id", "bucket"] + QueryDimension.all.map(\.storeColumn)), "\(table)")
+            }
+        }
     }
 
     @Test("Statistics are stored by figure name; migration v7 turns v6's positional form into exactly that")

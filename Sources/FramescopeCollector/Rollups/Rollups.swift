@@ -81,47 +81,62 @@ public struct RollupValue: Sendable, Hashable {
     }
 }
 
-/// The key of one rollup row: app, time bucket, screen and the ``RollupDimension``
-/// values. Coarser rollup levels store ``RollupKey/any`` in the dimensions they drop.
+/// The key of one rollup row: the time bucket and the value of every ``QueryDimension``
+/// (the screen and the rollup dimensions). Coarser rollup levels store
+/// ``RollupKey/anyValue(of:)`` in the dimensions they drop.
 public struct RollupKey: Sendable, Hashable {
     /// Start of the bucket, Unix seconds (a whole hour or a whole UTC day).
     public var bucketStart: Int64
-    /// The screen's name.
-    public var screen: String
-    /// The app version.
-    public var appVersion: String
-    /// The OS version.
-    public var osVersion: String
-    /// The device model.
-    public var deviceModel: String
-    /// The network type.
-    public var network: String
-    /// Low-power mode.
-    public var lowPower: Bool
+    /// Each dimension's value as text, in ``QueryDimension/all`` order (`"true"`/`"false"`
+    /// for a boolean dimension).
+    public private(set) var values: [String]
 
-    /// Stands for "every value" in a level that does not keep a dimension.
+    /// Stands for "every value" of a text dimension in a level that does not keep it.
     public static let any = "*"
+
+    /// What a level that drops `dimension` stores in its place: ``any``, or `false` for a
+    /// boolean dimension.
+    public static func anyValue(of dimension: QueryDimension) -> String {
+        dimension.values == .boolean ? "false" : any
+    }
+
+    /// A key from every dimension's value, in ``QueryDimension/all`` order.
+    public init(bucketStart: Int64, values: [String]) {
+        precondition(values.count == QueryDimension.all.count, "a value for every dimension")
+        self.bucketStart = bucketStart
+        self.values = values
+    }
 
     /// Creates a key.
     public init(bucketStart: Int64, screen: String, appVersion: String, osVersion: String, deviceModel: String, network: String, lowPower: Bool) {
         self.bucketStart = bucketStart
-        self.screen = screen
-        self.appVersion = appVersion
-        self.osVersion = osVersion
-        self.deviceModel = deviceModel
-        self.network = network
-        self.lowPower = lowPower
+        values = QueryDimension.all.map { _ in "" }
+        self[.screen] = screen
+        self[.appVersion] = appVersion
+        self[.osVersion] = osVersion
+        self[.deviceModel] = deviceModel
+        self[.network] = network
+        self[.lowPower] = lowPower ? "true" : "false"
     }
+
+    /// The value of `dimension` as text.
+    public subscript(dimension: QueryDimension) -> String {
+        get { Self.index(of: dimension).map { values[$0] } ?? "" }
+        set { if let index = Self.index(of: dimension) { values[index] = newValue } }
+    }
+
+    /// The position of `dimension` in ``QueryDimension/all`` (compared by name: small
+    /// strings compare in place).
+    private static func index(of dimension: QueryDimension) -> Int? {
+        QueryDimension.all.firstIndex { $0.queryName == dimension.queryName }
+    }
+
+    /// The screen's name.
+    public var screen: String { self[.screen] }
 
     /// The value of `dimension` in this key (`"true"`/`"false"` for low-power mode).
     public func value(of dimension: RollupDimension) -> String {
-        switch dimension {
-        case .appVersion: appVersion
-        case .osVersion: osVersion
-        case .deviceModel: deviceModel
-        case .network: network
-        case .lowPower: lowPower ? "true" : "false"
-        }
+        self[dimension.dimension]
     }
 }
 
@@ -148,11 +163,7 @@ public enum RollupLevel: String, CaseIterable, Sendable, Hashable {
         var key = hourly
         key.bucketStart = Self.floor(hourly.bucketStart, to: bucketSeconds)
         if !keepsDimensions {
-            key.appVersion = RollupKey.any
-            key.osVersion = RollupKey.any
-            key.deviceModel = RollupKey.any
-            key.network = RollupKey.any
-            key.lowPower = false
+            for dimension in QueryDimension.rollupDimensions { key[dimension] = RollupKey.anyValue(of: dimension) }
         }
         return key
     }

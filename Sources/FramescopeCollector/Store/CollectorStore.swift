@@ -129,6 +129,20 @@ public struct IngestBatch: Sendable {
     /// When the collector received it, Unix seconds.
     public var receivedAt: Double
 
+    /// The value of `dimension` for `event` of this batch, as text, before the cardinality
+    /// gate: the one place that says where each ``QueryDimension`` comes from in a batch.
+    public func value(of dimension: QueryDimension, in event: ScreenVisitEvent) -> String {
+        switch dimension {
+        case .screen: event.screen
+        case .appVersion: appVersion
+        case .osVersion: osVersion
+        case .deviceModel: deviceModel
+        case .network: event.context.network.rawValue
+        case .lowPower: event.context.lowPowerMode ? "true" : "false"
+        default: ""
+        }
+    }
+
     /// The bytes the batch holds in memory, approximately: its events' JSON, in bytes.
     public var approximateBytes: Int {
         rawEvents.reduce(0) { $0 &+ $1.utf8.count }

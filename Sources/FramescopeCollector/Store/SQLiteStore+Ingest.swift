@@ -16,10 +16,7 @@ extension SQLiteStore {
             var seen: Set<[String]> = []
             let batchKnown = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM batches WHERE app_id = ? AND batch_id = ?)")
             let insertBatch = try db.cachedStatement(sql: "INSERT INTO batches (app_id, batch_id, received_at, events) VALUES (?, ?, ?, ?)")
-            let insertEvent = try db.cachedStatement(sql: """
-                INSERT INTO events (app_id, batch_id, received_at, started_at, screen, app_version, os_version, device_model, network, low_power, payload)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
+            let insertEvent = try db.cachedStatement(sql: Self.insertEventSQL)
             var groups: [String: [RollupKey: RollupValue]] = [:]
             var gate = CardinalityGate(limits: self.cardinality)
             for batch in batches {
@@ -35,16 +32,16 @@ extension SQLiteStore {
                 for (index, (event, startedAt)) in batch.events.enumerated() {
                     // Values past the app's daily limits fold into "(other)" (CardinalityLimits).
                     let day = RollupLevel.floor(Int64(startedAt.rounded(.down)), to: 86_400)
-                    let screen = try gate.admit(event.screen, app: batch.app, day: day, dimension: .screen, db)
-                    let appVersion = try gate.admit(batch.appVersion, app: batch.app, day: day, dimension: .appVersion, db)
-                    let osVersion = try gate.admit(batch.osVersion, app: batch.app, day: day, dimension: .osVersion, db)
-                    let deviceModel = try gate.admit(batch.deviceModel, app: batch.app, day: day, dimension: .deviceModel, db)
-                    try insertEvent.execute(arguments: [batch.app, batch.batchId, batch.receivedAt, startedAt, screen, appVersion,
-                                                        osVersion, deviceModel, event.context.network.rawValue, event.context.lowPowerMode,
-                                                        batch.rawEvents[index]])
-                    let key = RollupKey(bucketStart: RollupLevel.floor(Int64(startedAt.rounded(.down)), to: 3600), screen: screen,
-                                        appVersion: appVersion, osVersion: osVersion, deviceModel: deviceModel,
-                                        network: event.context.network.rawValue, lowPower: event.context.lowPowerMode)
+                    var values: [String] = []
+                    values.reserveCapacity(QueryDimension.all.count)
+                    for dimension in QueryDimension.all {
+                        values.append(try gate.admit(batch.value(of: dimension, in: event), app: batch.app, day: day, dimension: dimension, db))
+                    }
+                    var arguments: StatementArguments = [batch.app, batch.batchId, batch.receivedAt, startedAt]
+                    arguments += Self.storedValues(values)
+                    arguments += [batch.rawEvents[index]]
+                    try insertEvent.execute(arguments: arguments)
+                    let key = RollupKey(bucketStart: RollupLevel.floor(Int64(startedAt.rounded(.down)), to: 3600), values: values)
                     groups[batch.app, default: [:]][key, default: RollupValue()].merge(RollupValue(visit: event, installationId: batch.installationId))
                 }
                 var folded: [String: Int] = [:]
@@ -70,17 +67,16 @@ extension SQLiteStore {
     static func upsert(_ level: RollupLevel, app: String, key: RollupKey, adding value: RollupValue, _ db: Database,
                        cache: RollupRowCache? = nil) throws {
         let table = tableName(level)
-        let keyArguments: StatementArguments = [app, key.bucketStart, key.screen, key.appVersion, key.osVersion, key.deviceModel, key.network, key.lowPower]
+        var keyArguments: StatementArguments = [app, key.bucketStart]
+        keyArguments += storedValues(key.values)
         var merged = value
         let cacheKey = RollupRowCache.Key(level: level, app: app, key: key)
         if var cached = cache?.lookup(cacheKey) {
             cached.merge(value)
             merged = cached
         } else {
-            let select = try db.cachedStatement(sql: """
-                SELECT visits, report, motion, stats, devices FROM \(table) WHERE app_id = ? AND bucket = ? AND screen = ? AND app_version = ?
-                AND os_version = ? AND device_model = ? AND network = ? AND low_power = ?
-                """)
+            let select = try db.cachedStatement(sql: "SELECT visits, report, motion, stats, devices FROM \(table) WHERE app_id = ? AND bucket = ? AND "
+                                                + keyColumns.map { "\($0) = ?" }.joined(separator: " AND "))
             if let row = try Row.fetchOne(select, arguments: keyArguments) {
                 var stored = try decodeValue(row)
                 stored.merge(value)
@@ -92,12 +88,27 @@ extension SQLiteStore {
         let motion = merged.motion.map { Data($0.binaryEncoded()) }
         let stats = Data(merged.statistics.binaryEncoded())
         let devices = merged.devices.storedBytes().map { Data($0) }
+        let columns = keyColumns.joined(separator: ", ")
+        let placeholders = keyColumns.map { _ in "?" }.joined(separator: ", ")
         try db.cachedStatement(sql: """
-            INSERT INTO \(table) (app_id, bucket, screen, app_version, os_version, device_model, network, low_power, visits, report, motion, stats, devices)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (app_id, bucket, screen, app_version, os_version, device_model, network, low_power)
+            INSERT INTO \(table) (app_id, bucket, \(columns), visits, report, motion, stats, devices)
+            VALUES (?, ?, \(placeholders), ?, ?, ?, ?, ?)
+            ON CONFLICT (app_id, bucket, \(columns))
             DO UPDATE SET visits = excluded.visits, report = excluded.report, motion = excluded.motion, stats = excluded.stats, devices = excluded.devices
             """).execute(arguments: keyArguments + [merged.visits, report, motion, stats, devices])
+    }
+
+    /// The key columns of the events and rollup tables after the app (and bucket), one per
+    /// ``QueryDimension``, in registry order.
+    static let keyColumns = QueryDimension.all.map(\.storeColumn)
+
+    /// `INSERT INTO events`, its columns from the registry.
+    static let insertEventSQL = "INSERT INTO events (app_id, batch_id, received_at, started_at, \(keyColumns.joined(separator: ", ")), payload) VALUES (?, ?, ?, ?, "
+        + keyColumns.map { _ in "?" }.joined(separator: ", ") + ", ?)"
+
+    /// Dimension values (registry order) as the store keeps them: booleans as integers.
+    static func storedValues(_ values: [String]) -> StatementArguments {
+        StatementArguments(zip(QueryDimension.all, values).map { storedValue($1, of: $0) })
     }
 
     /// A rollup value from a row's `visits` and binary `report`, `motion` and `stats` columns.

@@ -10,7 +10,7 @@ extension SQLiteStore {
         let filter = query.filter
         var statements: [(sql: String, arguments: StatementArguments, level: RollupLevel)] = []
         for read in RollupRead.plan(for: query) {
-            var sql = "SELECT bucket, screen, app_version, os_version, device_model, network, low_power, visits, report, motion, stats, devices FROM \(Self.tableName(read.level)) WHERE app_id = ? AND bucket >= ? AND bucket < ?"
+            var sql = "SELECT bucket, \(Self.keyColumns.joined(separator: ", ")), visits, report, motion, stats, devices FROM \(Self.tableName(read.level)) WHERE app_id = ? AND bucket >= ? AND bucket < ?"
             var arguments: StatementArguments = [app, read.from, read.to]
             for dimension in QueryDimension.all where read.level.keepsDimensions || !dimension.isRollupDimension {
                 guard let value = filter[dimension] else { continue }
@@ -26,8 +26,7 @@ extension SQLiteStore {
             for statement in planned {
                 let rows = try Row.fetchCursor(db, sql: statement.sql, arguments: statement.arguments)
                 while let row = try rows.next() {
-                    let key = RollupKey(bucketStart: row["bucket"], screen: row["screen"], appVersion: row["app_version"], osVersion: row["os_version"],
-                                        deviceModel: row["device_model"], network: row["network"], lowPower: row["low_power"])
+                    let key = RollupKey(bucketStart: row["bucket"], values: Self.dimensionValues(row))
                     let group = GroupKey(screen: query.byScreen ? key.screen : nil,
                                          bucket: query.interval.map { Double(RollupLevel.floor(key.bucketStart, to: Int64($0.seconds))) },
                                          dimension: query.dimension.map { key.value(of: $0) })
@@ -38,6 +37,13 @@ extension SQLiteStore {
         }
         return groups.map { RollupAggregate(screen: $0.key.screen, bucketStart: $0.key.bucket, dimensionValue: $0.key.dimension, rollup: $0.value) }
             .sorted { ($0.bucketStart ?? 0, $0.screen ?? "", $0.dimensionValue ?? "") < ($1.bucketStart ?? 0, $1.screen ?? "", $1.dimensionValue ?? "") }
+    }
+
+    /// Every dimension's value in a row, as text, in registry order.
+    static func dimensionValues(_ row: Row) -> [String] {
+        QueryDimension.all.map { dimension in
+            dimension.values == .boolean ? ((row[dimension.storeColumn] as Bool) ? "true" : "false") : row[dimension.storeColumn] as String
+        }
     }
 
     /// A filter's text as the store keeps it: booleans as integers, the rest as text.
