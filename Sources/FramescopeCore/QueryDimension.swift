@@ -30,25 +30,31 @@ public struct QueryDimension: Sendable, Hashable, CustomStringConvertible {
     /// Whether only the detailed rollup levels keep it (every dimension but the screen,
     /// which every level keeps).
     public let isRollupDimension: Bool
+    /// How many distinct values one app may create per UTC day before new ones fold into
+    /// `(other)` (the collector's default; `framescope serve` can change it), or `nil` for
+    /// a fixed set of values, which needs no limit.
+    public let defaultDailyLimit: Int?
+    /// Reads the dimension's value (text; `"true"`/`"false"` for a boolean) from a visit.
+    public let read: @Sendable (VisitFacts) -> String
 
     /// The screen's name (every rollup level keeps it).
-    public static let screen = QueryDimension(queryName: "screen", storeColumn: "screen", label: "Screen",
-                                         values: .text, isRollupDimension: false)
+    public static let screen = QueryDimension(queryName: "screen", storeColumn: "screen", label: "Screen", values: .text,
+                                               isRollupDimension: false, defaultDailyLimit: 1000, read: { $0.event.screen })
     /// The app's marketing version (`3.1.0`).
-    public static let appVersion = QueryDimension(queryName: "appVersion", storeColumn: "app_version", label: "App version",
-                                             values: .text, isRollupDimension: true)
+    public static let appVersion = QueryDimension(queryName: "appVersion", storeColumn: "app_version", label: "App version", values: .text,
+                                               isRollupDimension: true, defaultDailyLimit: 100, read: { $0.appVersion })
     /// The OS version (`18.1`).
-    public static let osVersion = QueryDimension(queryName: "osVersion", storeColumn: "os_version", label: "OS version",
-                                            values: .text, isRollupDimension: true)
+    public static let osVersion = QueryDimension(queryName: "osVersion", storeColumn: "os_version", label: "OS version", values: .text,
+                                               isRollupDimension: true, defaultDailyLimit: 100, read: { $0.osVersion })
     /// The device model (`iPhone15,2`).
-    public static let deviceModel = QueryDimension(queryName: "deviceModel", storeColumn: "device_model", label: "Device model",
-                                              values: .text, isRollupDimension: true)
+    public static let deviceModel = QueryDimension(queryName: "deviceModel", storeColumn: "device_model", label: "Device model", values: .text,
+                                               isRollupDimension: true, defaultDailyLimit: 500, read: { $0.deviceModel })
     /// The network type during the visit.
-    public static let network = QueryDimension(queryName: "network", storeColumn: "network", label: "Network",
-                                          values: .oneOf(VisitContext.Network.allCases.map(\.rawValue)), isRollupDimension: true)
+    public static let network = QueryDimension(queryName: "network", storeColumn: "network", label: "Network", values: .oneOf(VisitContext.Network.allCases.map(\.rawValue)),
+                                               isRollupDimension: true, defaultDailyLimit: nil, read: { $0.event.context.network.rawValue })
     /// Whether low-power mode was on during the visit.
-    public static let lowPower = QueryDimension(queryName: "lowPower", storeColumn: "low_power", label: "Low-power mode",
-                                           values: .boolean, isRollupDimension: true)
+    public static let lowPower = QueryDimension(queryName: "lowPower", storeColumn: "low_power", label: "Low-power mode", values: .boolean,
+                                               isRollupDimension: true, defaultDailyLimit: nil, read: { $0.event.context.lowPowerMode ? "true" : "false" })
 
     /// Every dimension, in the store's key order.
     public static let all: [QueryDimension] = [screen, appVersion, osVersion, deviceModel, network, lowPower]
@@ -62,13 +68,22 @@ public struct QueryDimension: Sendable, Hashable, CustomStringConvertible {
         self = found
     }
 
-    private init(queryName: String, storeColumn: String, label: String, values: Values, isRollupDimension: Bool) {
+    private init(queryName: String, storeColumn: String, label: String, values: Values, isRollupDimension: Bool,
+                 defaultDailyLimit: Int?, read: @escaping @Sendable (VisitFacts) -> String) {
         self.queryName = queryName
         self.storeColumn = storeColumn
         self.label = label
         self.values = values
         self.isRollupDimension = isRollupDimension
+        self.defaultDailyLimit = defaultDailyLimit
+        self.read = read
     }
+
+    /// Dimensions are the same when their query names are.
+    public static func == (a: QueryDimension, b: QueryDimension) -> Bool { a.queryName == b.queryName }
+
+    /// Hashes the query name.
+    public func hash(into hasher: inout Hasher) { hasher.combine(queryName) }
 
     /// What is wrong with `text` as a value of this dimension (in words that name the
     /// parameter), or `nil` when it is a valid value.
@@ -99,4 +114,25 @@ public struct QueryDimension: Sendable, Hashable, CustomStringConvertible {
 
     /// The query name.
     public var description: String { queryName }
+}
+
+/// What a dimension's value is read from: one screen visit and what its batch says of
+/// the app and the device.
+public struct VisitFacts: Sendable {
+    /// The app's marketing version.
+    public var appVersion: String
+    /// The device's OS version.
+    public var osVersion: String
+    /// The device model.
+    public var deviceModel: String
+    /// The visit.
+    public var event: ScreenVisitEvent
+
+    /// The facts of `event`, sent in a batch from `deviceModel` on `osVersion` by `appVersion`.
+    public init(appVersion: String, osVersion: String, deviceModel: String, event: ScreenVisitEvent) {
+        self.appVersion = appVersion
+        self.osVersion = osVersion
+        self.deviceModel = deviceModel
+        self.event = event
+    }
 }

@@ -15,28 +15,26 @@ public struct CardinalityLimits: Sendable, Hashable {
     /// The bucket that values beyond a limit fold into; devices may not send it themselves.
     public static let other = "(other)"
 
-    /// Distinct screens per app and day.
-    public var screens = 1000
-    /// Distinct app versions per app and day.
-    public var appVersions = 100
-    /// Distinct OS versions per app and day.
-    public var osVersions = 100
-    /// Distinct device models per app and day.
-    public var deviceModels = 500
+    /// Limits set apart from the registry's defaults, by dimension query name.
+    public private(set) var overrides: [String: Int] = [:]
 
-    /// The defaults.
+    /// Distinct screens per app and day.
+    public var screens: Int { get { limit(.screen) ?? 0 } set { overrides[QueryDimension.screen.queryName] = newValue } }
+    /// Distinct app versions per app and day.
+    public var appVersions: Int { get { limit(.appVersion) ?? 0 } set { overrides[QueryDimension.appVersion.queryName] = newValue } }
+    /// Distinct OS versions per app and day.
+    public var osVersions: Int { get { limit(.osVersion) ?? 0 } set { overrides[QueryDimension.osVersion.queryName] = newValue } }
+    /// Distinct device models per app and day.
+    public var deviceModels: Int { get { limit(.deviceModel) ?? 0 } set { overrides[QueryDimension.deviceModel.queryName] = newValue } }
+
+    /// The defaults (``QueryDimension/defaultDailyLimit``).
     public init() {}
 
     /// The daily limit of `dimension`, or `nil` for a dimension whose values are a fixed
     /// set (network, low-power mode), which needs none.
     public func limit(_ dimension: QueryDimension) -> Int? {
-        switch dimension {
-        case .screen: screens
-        case .appVersion: appVersions
-        case .osVersion: osVersions
-        case .deviceModel: deviceModels
-        default: nil
-        }
+        guard dimension.defaultDailyLimit != nil else { return nil }
+        return overrides[dimension.queryName] ?? dimension.defaultDailyLimit
     }
 }
 

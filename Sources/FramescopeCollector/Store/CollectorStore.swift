@@ -129,18 +129,9 @@ public struct IngestBatch: Sendable {
     /// When the collector received it, Unix seconds.
     public var receivedAt: Double
 
-    /// The value of `dimension` for `event` of this batch, as text, before the cardinality
-    /// gate: the one place that says where each ``QueryDimension`` comes from in a batch.
-    public func value(of dimension: QueryDimension, in event: ScreenVisitEvent) -> String {
-        switch dimension {
-        case .screen: event.screen
-        case .appVersion: appVersion
-        case .osVersion: osVersion
-        case .deviceModel: deviceModel
-        case .network: event.context.network.rawValue
-        case .lowPower: event.context.lowPowerMode ? "true" : "false"
-        default: ""
-        }
+    /// What the dimensions of `event` in this batch are read from (``QueryDimension/read``).
+    public func facts(of event: ScreenVisitEvent) -> VisitFacts {
+        VisitFacts(appVersion: appVersion, osVersion: osVersion, deviceModel: deviceModel, event: event)
     }
 
     /// The bytes the batch holds in memory, approximately: its events' JSON, in bytes.
@@ -167,65 +158,56 @@ public struct IngestResult: Sendable, Hashable {
     }
 }
 
-/// A screens query: time range and rollup-key filters (`nil` = any).
+/// A screens query: time range and a filter per ``QueryDimension`` (absent = any value).
 public struct ScreenQuery: Sendable, Hashable {
     /// Start of the range, Unix seconds (inclusive, rounded down to the hour).
     public var from: Double
     /// End of the range, Unix seconds (exclusive).
     public var to: Double
-    /// Only this app version.
-    public var appVersion: String?
-    /// Only this OS version.
-    public var osVersion: String?
-    /// Only this device model.
-    public var deviceModel: String?
-    /// Only this network type.
-    public var network: String?
-    /// Only visits with (true) or without (false) low-power mode.
-    public var lowPower: Bool?
-    /// Only this screen.
-    public var screen: String?
+    /// The filters as text by dimension query name (`"true"`/`"false"` for a boolean).
+    public private(set) var filters: [String: String] = [:]
 
     /// Creates a query.
     public init(from: Double, to: Double, appVersion: String? = nil, osVersion: String? = nil, deviceModel: String? = nil,
                 network: String? = nil, lowPower: Bool? = nil, screen: String? = nil) {
         self.from = from
         self.to = to
-        self.appVersion = appVersion
-        self.osVersion = osVersion
-        self.deviceModel = deviceModel
-        self.network = network
-        self.lowPower = lowPower
-        self.screen = screen
+        self[.appVersion] = appVersion
+        self[.osVersion] = osVersion
+        self[.deviceModel] = deviceModel
+        self[.network] = network
+        self[.lowPower] = lowPower.map { $0 ? "true" : "false" }
+        self[.screen] = screen
     }
 
-    /// The filter on `dimension` as text (`"true"`/`"false"` for ``QueryDimension/lowPower``),
-    /// `nil` for any value; setting it to a value the dimension does not take clears a
-    /// boolean filter.
+    /// The filter on `dimension` as text (`"true"`/`"false"` for a boolean dimension), `nil`
+    /// for any value; setting a boolean dimension to anything but `true` or `false` clears it.
     public subscript(dimension: QueryDimension) -> String? {
-        get {
-            switch dimension {
-            case .screen: screen
-            case .appVersion: appVersion
-            case .osVersion: osVersion
-            case .deviceModel: deviceModel
-            case .network: network
-            case .lowPower: lowPower.map { $0 ? "true" : "false" }
-            default: nil
-            }
-        }
+        get { filters[dimension.queryName] }
         set {
-            switch dimension {
-            case .screen: screen = newValue
-            case .appVersion: appVersion = newValue
-            case .osVersion: osVersion = newValue
-            case .deviceModel: deviceModel = newValue
-            case .network: network = newValue
-            case .lowPower: lowPower = newValue.flatMap(Bool.init)
-            default: break
+            if dimension.values == .boolean, let newValue, newValue != "true", newValue != "false" {
+                filters[dimension.queryName] = nil
+            } else {
+                filters[dimension.queryName] = newValue
             }
         }
     }
+
+    /// Only this app version.
+    public var appVersion: String? { get { self[.appVersion] } set { self[.appVersion] = newValue } }
+    /// Only this OS version.
+    public var osVersion: String? { get { self[.osVersion] } set { self[.osVersion] = newValue } }
+    /// Only this device model.
+    public var deviceModel: String? { get { self[.deviceModel] } set { self[.deviceModel] = newValue } }
+    /// Only this network type.
+    public var network: String? { get { self[.network] } set { self[.network] = newValue } }
+    /// Only visits with (true) or without (false) low-power mode.
+    public var lowPower: Bool? {
+        get { self[.lowPower].flatMap(Bool.init) }
+        set { self[.lowPower] = newValue.map { $0 ? "true" : "false" } }
+    }
+    /// Only this screen.
+    public var screen: String? { get { self[.screen] } set { self[.screen] = newValue } }
 
     /// Whether any rollup dimension (not the screen) is filtered.
     public var filtersDimensions: Bool {

@@ -34,8 +34,9 @@ extension SQLiteStore {
                     let day = RollupLevel.floor(Int64(startedAt.rounded(.down)), to: 86_400)
                     var values: [String] = []
                     values.reserveCapacity(QueryDimension.all.count)
+                    let facts = batch.facts(of: event)
                     for dimension in QueryDimension.all {
-                        values.append(try gate.admit(batch.value(of: dimension, in: event), app: batch.app, day: day, dimension: dimension, db))
+                        values.append(try gate.admit(dimension.read(facts), app: batch.app, day: day, dimension: dimension, db))
                     }
                     var arguments: StatementArguments = [batch.app, batch.batchId, batch.receivedAt, startedAt]
                     arguments += Self.storedValues(values)
