@@ -35,6 +35,10 @@ import FoundationNetworking
 ///   the batch once.
 /// - New batches do not cut a backoff short (that would hammer a collector that is down);
 ///   ``flush(timeout:)`` does.
+/// - **Time**: every wait (the batch age, a backoff, a `Retry-After`, a flush's timeout) is
+///   a sleep on the injected `clock`, cancelled as soon as it is no longer needed, so tests
+///   step a manual clock instead of sleeping, and a waiting queue holds no sleeping tasks it
+///   does not need.
 actor DeliveryQueue {
     private let configuration: DeliveryConfiguration
     private let endpoint: URL
@@ -44,27 +48,35 @@ actor DeliveryQueue {
     private let disk: DiskQueue
     private let eventEncoder: JSONEncoder
     private let log: (@Sendable (String) -> Void)?
+    private let clock: any Clock<Duration>
     private var statistics = DeliveryStatistics()
 
     private var failures = 0
     private var inFlight: URL?
     private var isStopped = false
     private var sealGeneration = 0
+    /// The timer that seals the journal's visits once the oldest is
+    /// ``DeliveryConfiguration/maximumBatchAge`` old; cancelled when they are sealed sooner.
+    private var ageSeal: Task<Void, Never>?
 
     /// The upload loop's wait, resumed early by new work (unless backing off) or by a flush.
-    private var waiter: (id: Int, backingOff: Bool, continuation: CheckedContinuation<Void, Never>)?
+    private var waiter: (id: Int, backingOff: Bool, continuation: CheckedContinuation<Void, Never>, timer: Task<Void, Never>?)?
     private var nextWaiterID = 0
     /// Flushes waiting for the queue to empty.
-    private var flushWaiters: [(id: Int, continuation: CheckedContinuation<Bool, Never>)] = []
+    private var flushWaiters: [(id: Int, continuation: CheckedContinuation<Bool, Never>, timer: Task<Void, Never>?)] = []
 
     /// Opens the queue in `directory` (recovering what an earlier process left there).
     /// - Parameter log: Receives one line for each delivery problem a person should see: a
     ///   wrong configuration (when it appears or changes, and when it is over), a batch
     ///   refused, moved back or abandoned.
+    /// - Parameter clock: What every wait sleeps on (the system's continuous clock unless a
+    ///   test steps its own).
     init(configuration: DeliveryConfiguration, directory: URL, collector: URL, ingestKey: String,
-         app: AppInfo, device: DeviceInfo, log: (@Sendable (String) -> Void)? = nil) throws {
+         app: AppInfo, device: DeviceInfo, log: (@Sendable (String) -> Void)? = nil,
+         clock: any Clock<Duration> = ContinuousClock()) throws {
         self.configuration = configuration
         self.log = log
+        self.clock = clock
         endpoint = collector.appendingPathComponent("v1").appendingPathComponent("events")
         self.ingestKey = ingestKey
         let encoder = JSONEncoder()
@@ -113,6 +125,8 @@ actor DeliveryQueue {
         }) != nil else { return }
         statistics.batchesSealed += 1
         sealGeneration += 1
+        ageSeal?.cancel()
+        ageSeal = nil
         for dropped in disk.dropOldest(toFit: configuration.maximumQueueBytes, keeping: inFlight) {
             statistics.batchesDropped += 1
             statistics.eventsDropped += dropped.events
@@ -131,21 +145,28 @@ actor DeliveryQueue {
         let id = nextWaiterID
         nextWaiterID += 1
         return await withCheckedContinuation { continuation in
-            flushWaiters.append((id, continuation))
-            after(seconds: timeout) { $0.finishFlush(id: id) }
+            flushWaiters.append((id, continuation, after(seconds: timeout) { $0.finishFlush(id: id) }))
         }
     }
 
     /// Answers every waiting flush with whether the queue is empty.
     private func resumeFlushes() {
-        for waiter in flushWaiters { waiter.continuation.resume(returning: disk.batches.isEmpty) }
+        for waiter in flushWaiters {
+            waiter.timer?.cancel()
+            waiter.continuation.resume(returning: disk.batches.isEmpty)
+        }
         flushWaiters = []
     }
 
-    /// Runs `body` on this actor `seconds` from now, unless the actor is gone by then.
-    private func after(seconds: Double, _ body: @escaping @Sendable (isolated DeliveryQueue) -> Void) {
-        Task { [weak self] in
-            try? await Task.sleep(for: .seconds(seconds))
+    /// Runs `body` on this actor `seconds` from now on ``clock``, unless the returned task is
+    /// cancelled first or the actor is gone by then.
+    private func after(seconds: Double, _ body: @escaping @Sendable (isolated DeliveryQueue) -> Void) -> Task<Void, Never> {
+        let clock = clock
+        // At most a year: `Duration` would trap on a value past its range, and no wait here
+        // is meant to be longer (`Retry-After` is capped at an hour).
+        let wait = Duration.seconds(min(max(seconds, 0), 365 * 86_400))
+        return Task { [weak self] in
+            do { try await clock.sleep(for: wait) } catch { return }
             await self?.perform(body)
         }
     }
@@ -168,6 +189,8 @@ actor DeliveryQueue {
     /// Stops the upload loop after its current attempt; what is queued stays on disk.
     func stop() {
         isStopped = true
+        ageSeal?.cancel()
+        ageSeal = nil
         wake(evenWhileBackingOff: true)
         resumeFlushes()
         disk.close()
@@ -326,14 +349,14 @@ actor DeliveryQueue {
         let id = nextWaiterID
         nextWaiterID += 1
         await withCheckedContinuation { continuation in
-            waiter = (id, backingOff, continuation)
-            if let seconds { after(seconds: seconds) { $0.endWait(id: id) } }
+            waiter = (id, backingOff, continuation, seconds.map { after(seconds: $0) { $0.endWait(id: id) } })
         }
     }
 
     private func endWait(id: Int) {
         guard let waiter, waiter.id == id else { return }
         self.waiter = nil
+        waiter.timer?.cancel()
         waiter.continuation.resume()
     }
 
@@ -344,7 +367,8 @@ actor DeliveryQueue {
     }
 
     private func scheduleAgeSeal(generation: Int) {
-        after(seconds: configuration.maximumBatchAge) { $0.sealIfStill(generation: generation) }
+        ageSeal?.cancel()
+        ageSeal = after(seconds: configuration.maximumBatchAge) { $0.sealIfStill(generation: generation) }
     }
 
     private func sealIfStill(generation: Int) {

@@ -179,20 +179,26 @@ struct DeliveryTests {
         let collector = ScriptedCollector([(.serviceUnavailable, "1"), (.tooManyRequests, "0"), (.internalServerError, nil)])
         try await collector.application.test(.live) { client in
             let port = try #require(client.port)
+            let clock = ManualClock()
             let queue = try DeliveryQueue(configuration: quickDelivery(), directory: folder.url,
                                           collector: URL(string: "http://127.0.0.1:\(port)")!, ingestKey: "fsi_test",
-                                          app: testApp, device: testDevice)
-            try await withDelivery(queue) {
+                                          app: testApp, device: testDevice, clock: clock)
+            let steps = try await withDelivery(queue) {
                 for index in 0..<3 { try await queue.append(sampleEvent(seed: UInt64(index + 1))) }
-                #expect(await queue.flush(timeout: 20))
+                let (delivered, steps) = await stepping(clock) { await queue.flush(timeout: 20) }
+                #expect(delivered)
+                return steps
             }
             let seen = collector.seen.withLock { $0 }
             #expect(seen.count == 4)
             #expect(Set(seen.map(\.batchId)).count == 1)
             #expect(seen.allSatisfy { $0.events == 3 && $0.authorization == "Bearer fsi_test" && $0.contentEncoding == "gzip" })
-            if seen.count == 4 {
-                #expect(Double(seen[1].time - seen[0].time) / 1e9 >= 0.95, "Retry-After: 1 was not obeyed")
-            }
+            // The clock moved twice: exactly the 503's Retry-After, then the third failure's
+            // backoff (0.05 s × 2², capped at 0.2 s, less up to half). The 429's
+            // Retry-After: 0 did not wait.
+            #expect(steps.count == 2, "\(steps)")
+            #expect(steps.first == 1.0, "Retry-After: 1 was not obeyed: \(steps)")
+            #expect(steps.dropFirst().allSatisfy { (0.1...0.2).contains($0) }, "\(steps)")
             let statistics = await queue.currentStatistics
             #expect(statistics.retries == 3)
             #expect(statistics.batchesDelivered == 1)
@@ -201,21 +207,77 @@ struct DeliveryTests {
         }
     }
 
+    @Test("Backoff: the n-th failure in a row waits initial × 2^(n−1), capped, less up to half; a flush's timeout is the clock's")
+    func backoffOnTheClock() async throws {
+        let folder = try TestFolder()
+        let clock = ManualClock()
+        let configuration = DeliveryConfiguration(maximumBatchEvents: 1, initialRetryDelay: 1, maximumRetryDelay: 8, requestTimeout: 5)
+        // Nothing listens on port 9: every attempt is a network error, counted against no batch.
+        let queue = try DeliveryQueue(configuration: configuration, directory: folder.url,
+                                      collector: URL(string: "http://127.0.0.1:9")!, ingestKey: "fsi_x",
+                                      app: testApp, device: testDevice, clock: clock)
+        let (delivered, steps) = try await withDelivery(queue) {
+            try await queue.append(sampleEvent())
+            return await stepping(clock) { await queue.flush(timeout: 40) }
+        }
+        #expect(delivered == false)
+        // Waits of [0.5, 1], [1, 2], [2, 4], [4, 8], [4, 8], … until the flush's 40 s are up.
+        let ceilings = steps.indices.map { min(8, pow(2, Double($0))) }
+        for (step, ceiling) in zip(steps.dropLast(), ceilings) {
+            #expect(step >= ceiling / 2 && step <= ceiling, "\(steps)")
+        }
+        #expect(abs(clock.seconds - 40) < 1e-9, "the flush gave up at \(clock.seconds) s on the clock")
+        let statistics = await queue.currentStatistics
+        #expect(statistics.retries == statistics.uploadAttempts)
+        #expect(statistics.retries >= 7)
+        #expect(statistics.pendingBatches == 1)
+        #expect(folder.batchFiles.count == 1)
+    }
+
+    @Test("A batch is sealed once its oldest visit is maximumBatchAge old on the clock, not before")
+    func ageSealOnTheClock() async throws {
+        let folder = try TestFolder()
+        let clock = ManualClock()
+        let queue = try DeliveryQueue(configuration: quickDelivery(), directory: folder.url,
+                                      collector: URL(string: "http://127.0.0.1:9")!, ingestKey: "fsi_x",
+                                      app: testApp, device: testDevice, clock: clock)
+        try await queue.append(sampleEvent())
+        #expect(await clock.sleepers(atLeast: 1))
+        #expect(clock.pendingWaits == [30])
+        clock.advance(by: 29.9)
+        try await queue.append(sampleEvent(seed: 2))
+        #expect(await queue.currentStatistics.batchesSealed == 0)
+        #expect(clock.pendingWaits.count == 1, "a second visit does not start a second timer")
+        let rest = try #require(clock.advanceToEarliest())
+        #expect(abs(rest - 0.1) < 1e-9)
+        // The timer's work runs on the queue's actor: ask until it has.
+        var sealed = 0
+        for _ in 0..<1000 where sealed == 0 {
+            await Task.yield()
+            sealed = await queue.currentStatistics.batchesSealed
+        }
+        #expect(sealed == 1)
+        #expect(folder.batchFiles.count == 1)
+        #expect(clock.pendingWaits.isEmpty)
+        await queue.stop()
+    }
+
     @Test("A 400 is not retried: the batch is dropped and counted; a 408 is retried")
     func refusals() async throws {
         let folder = try TestFolder()
         let collector = ScriptedCollector([(.badRequest, nil), (.requestTimeout, nil)])
         try await collector.application.test(.live) { client in
             let port = try #require(client.port)
+            let clock = ManualClock()
             let queue = try DeliveryQueue(configuration: quickDelivery(batchEvents: 1), directory: folder.url,
                                           collector: URL(string: "http://127.0.0.1:\(port)")!, ingestKey: "fsi_test",
-                                          app: testApp, device: testDevice)
+                                          app: testApp, device: testDevice, clock: clock)
             try await withDelivery(queue) {
                 try await queue.append(sampleEvent(screen: "First"))
-                #expect(await queue.flush(timeout: 10))
+                #expect(await stepping(clock) { await queue.flush(timeout: 10) } .result)
                 #expect(await queue.currentStatistics.lastError?.contains("HTTP 400") == true)
                 try await queue.append(sampleEvent(screen: "Second"))
-                #expect(await queue.flush(timeout: 10))
+                #expect(await stepping(clock) { await queue.flush(timeout: 10) } .result)
             }
             let seen = collector.seen.withLock { $0 }
             #expect(seen.count == 3)   // 400 once; 408, then 202
@@ -261,12 +323,13 @@ struct DeliveryTests {
         let credentials = try await store.createApp(name: "Shop", id: "shop")
 
         // First process: nothing listens on the port.
+        let clock = ManualClock()
         let down = try DeliveryQueue(configuration: quickDelivery(batchEvents: 3), directory: folder.url,
                                      collector: URL(string: "http://127.0.0.1:9")!, ingestKey: credentials.ingestKey,
-                                     app: testApp, device: testDevice)
+                                     app: testApp, device: testDevice, clock: clock)
         try await withDelivery(down) {
             for index in 0..<7 { try await down.append(sampleEvent(screen: "Screen\(index % 2)", seed: UInt64(index + 1))) }
-            #expect(await down.flush(timeout: 0.5) == false)
+            #expect(await stepping(clock) { await down.flush(timeout: 0.5) } .result == false)
         }
         let failed = await down.currentStatistics
         #expect(failed.retries >= 1)
