@@ -35,8 +35,11 @@ let package = Package(
         // The frame-pipeline simulator, the thesis' scenarios and simulated fleets (demo data,
         // load tests): standard library and Core only. The SDK does not link it.
         .target(name: "FramescopeSimulation", dependencies: ["FramescopeCore"]),
+        // One strict JSON scanner (in memory) and lexer (streaming) for the collector's wire
+        // decoder and the trace readers: standard library only.
+        .target(name: "FramescopeJSON"),
         // Reading recorded traces (Framescope CSV/JSON) from bytes and files.
-        .target(name: "FramescopeTraces", dependencies: ["FramescopeCore"]),
+        .target(name: "FramescopeTraces", dependencies: ["FramescopeCore", "FramescopeJSON"]),
         // Budget assertions for Swift Testing and XCTest.
         .target(name: "FramescopeTesting", dependencies: ["FramescopeCore"]),
         // zlib, for the SDK's gzip uploads (the system's library: in Apple SDKs, zlib1g-dev on Debian).
@@ -67,6 +70,7 @@ let package = Package(
             name: "FramescopeCollector",
             dependencies: [
                 "FramescopeCore",
+                "FramescopeJSON",
                 "FramescopeSimulation",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -109,6 +113,7 @@ let package = Package(
         .testTarget(name: "FramescopeCoreTests", dependencies: ["FramescopeCore", "FramescopeSimulation"]),
         .testTarget(name: "FramescopeSimulationTests", dependencies: ["FramescopeCore", "FramescopeSimulation"]),
         .testTarget(name: "FramescopeTracesTests", dependencies: ["FramescopeCore", "FramescopeTraces"]),
+        .testTarget(name: "FramescopeJSONTests", dependencies: ["FramescopeJSON"]),
         .testTarget(name: "FramescopeTestingTests", dependencies: ["FramescopeCore", "FramescopeTesting"]),
         // Starting the package's built executables from tests and reading their output.
         .target(name: "FramescopeProcessTesting", path: "Tests/ProcessTesting"),

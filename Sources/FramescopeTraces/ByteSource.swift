@@ -5,9 +5,11 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import FramescopeJSON
 
-/// Where a trace's bytes come from: a file, or memory in tests.
-public protocol ByteSource {
+/// Where a trace's bytes come from: a file, or memory in tests. The JSON lexer reads it
+/// directly (``JSONByteInput``), its read errors and its refusals both ``TraceError``s.
+public protocol ByteSource: JSONByteInput where Failure == TraceError {
     /// Reads up to `buffer.count` bytes into `buffer`; returns how many, 0 at the end.
     mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(TraceError) -> Int
 }

@@ -1,0 +1,223 @@
+/// A source of bytes read in chunks: a file, a pipe, memory.
+public protocol JSONByteInput {
+    /// What a read can fail with; the lexer reports its own refusals as this type too.
+    associatedtype Failure: Error
+    /// Reads up to `buffer.count` bytes into `buffer`; returns how many, 0 at the end.
+    mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(Failure) -> Int
+}
+
+/// A pull tokenizer over a byte stream of any length, in constant memory: it refills a
+/// fixed buffer from the input as it goes and counts lines for messages.
+///
+/// The grammar is ``JSONScanner``'s (RFC 8259, through ``JSONText``); strings are limited
+/// to ``maximumStringBytes`` so a hostile file cannot make one token large. Refusals are
+/// made by the `refusal` function given at creation (a message and the line), so they come
+/// out as the caller's own error type, beside the input's read errors.
+public struct JSONStreamLexer<Failure: Error> {
+    @usableFromInline let storage: UnsafeMutableRawBufferPointer
+    @usableFromInline var position = 0
+    @usableFromInline var end = 0
+    @usableFromInline var finished = false
+    /// Bytes read from the input so far.
+    public private(set) var totalRead = 0
+    @usableFromInline var lineCount = 1
+    /// The line the lexer is on, from 1.
+    public var line: Int { lineCount }
+    private let refusal: (_ message: String, _ line: Int) -> Failure
+    /// The longest string accepted, in bytes of UTF-8 after unescaping.
+    public static var maximumStringBytes: Int { 4096 }
+
+    /// A lexer with a buffer of `bufferSize` bytes (call ``deallocate()`` when done).
+    /// - Parameter refusal: Makes the error for a syntax problem: a message and a line.
+    public init(bufferSize: Int = 1 << 20, refusal: @escaping (_ message: String, _ line: Int) -> Failure) {
+        storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bufferSize, 16), alignment: 8)
+        self.refusal = refusal
+    }
+
+    /// Frees the buffer.
+    public func deallocate() { storage.deallocate() }
+
+    /// A refusal on the current line.
+    public func error(_ message: String) -> Failure {
+        refusal(message, line)
+    }
+
+    /// The next byte without consuming it, or `nil` at the end of the input. A NUL byte
+    /// (never valid JSON text) is refused as the sign of a binary file.
+    @inlinable
+    public mutating func peekByte<Input: JSONByteInput>(_ input: inout Input) throws(Failure) -> UInt8? where Input.Failure == Failure {
+        if position == end { return try refill(&input) }
+        return storage[position]
+    }
+
+    @usableFromInline
+    mutating func refill<Input: JSONByteInput>(_ input: inout Input) throws(Failure) -> UInt8? where Input.Failure == Failure {
+        guard !finished else { return nil }
+        let count = try input.read(into: storage)
+        if count == 0 { finished = true; return nil }
+        if UnsafeRawBufferPointer(rebasing: storage[0..<count]).contains(0) {
+            throw error("contains NUL bytes: this is a binary file, not JSON text")
+        }
+        position = 0
+        end = count
+        totalRead += count
+        return storage[0]
+    }
+
+    /// Consumes and returns the next byte (counting lines), or `nil` at the end.
+    @inlinable
+    public mutating func nextByte<Input: JSONByteInput>(_ input: inout Input) throws(Failure) -> UInt8? where Input.Failure == Failure {
+        guard let byte = try peekByte(&input) else { return nil }
+        position += 1
+        if byte == 0x0A { lineCount += 1 }
+        return byte
+    }
+
+    @inlinable
+    mutating func skipWhitespace<Input: JSONByteInput>(_ input: inout Input) throws(Failure) where Input.Failure == Failure {
+        while let byte = try peekByte(&input), JSONText.isWhitespace(byte) {
+            position += 1
+            if byte == 0x0A { lineCount += 1 }
+        }
+    }
+
+    /// Skips a UTF-8 byte order mark at the start; refuses the first bytes of one that is not.
+    public mutating func skipByteOrderMark<Input: JSONByteInput>(_ input: inout Input) throws(Failure) where Input.Failure == Failure {
+        if try peekByte(&input) == 0xEF {
+            for expected: UInt8 in [0xEF, 0xBB, 0xBF] {
+                guard try nextByte(&input) == expected else { throw error("not UTF-8 text: this is a binary file, not JSON") }
+            }
+        }
+    }
+
+    /// Reads `byte` after any whitespace, or refuses naming `what` was expected.
+    public mutating func expect<Input: JSONByteInput>(_ byte: UInt8, _ input: inout Input, _ what: String) throws(Failure) where Input.Failure == Failure {
+        try skipWhitespace(&input)
+        guard let found = try nextByte(&input) else { throw error("file ends where \(what) was expected") }
+        guard found == byte else { throw error("expected \(what), found '\(JSONText.describe(found))'") }
+    }
+
+    /// Reads `byte` if it comes next after any whitespace.
+    public mutating func consumeIf<Input: JSONByteInput>(_ byte: UInt8, _ input: inout Input) throws(Failure) -> Bool where Input.Failure == Failure {
+        try skipWhitespace(&input)
+        if try peekByte(&input) == byte { _ = try nextByte(&input); return true }
+        return false
+    }
+
+    /// After a member or element: `true` on ',' (another follows), `false` on `closing`.
+    public mutating func separator<Input: JSONByteInput>(closing: UInt8, _ input: inout Input) throws(Failure) -> Bool where Input.Failure == Failure {
+        try skipWhitespace(&input)
+        guard let byte = try nextByte(&input) else { throw error("file ends inside a JSON \(closing == UInt8(ascii: "]") ? "list" : "object")") }
+        if byte == UInt8(ascii: ",") { return true }
+        if byte == closing { return false }
+        throw error("expected ',' or '\(JSONText.describe(closing))', found '\(JSONText.describe(byte))'")
+    }
+
+    /// Whether only whitespace is left.
+    public mutating func atEnd<Input: JSONByteInput>(_ input: inout Input) throws(Failure) -> Bool where Input.Failure == Failure {
+        try skipWhitespace(&input)
+        return try peekByte(&input) == nil
+    }
+
+    /// Consumes `null` if it comes next.
+    public mutating func null<Input: JSONByteInput>(_ input: inout Input) throws(Failure) -> Bool where Input.Failure == Failure {
+        try skipWhitespace(&input)
+        guard try peekByte(&input) == UInt8(ascii: "n") else { return false }
+        try literal("null", &input)
+        return true
+    }
+
+    private mutating func literal<Input: JSONByteInput>(_ word: StaticString, _ input: inout Input) throws(Failure) where Input.Failure == Failure {
+        for expected in UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount) {
+            guard try nextByte(&input) == expected else { throw error("expected '\(word)'") }
+        }
+    }
+
+    /// A number in JSON's grammar, as a `Double` (correctly rounded).
+    /// - Parameter parse: Converts the number's bytes (already checked against the
+    ///   grammar); nil refuses them.
+    public mutating func number<Input: JSONByteInput>(
+        _ input: inout Input, parse: (UnsafeRawBufferPointer) -> Double?
+    ) throws(Failure) -> Double where Input.Failure == Failure {
+        try skipWhitespace(&input)
+        var digits: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        while let byte = try peekByte(&input), byte &- 0x30 < 10 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+")
+                || byte == UInt8(ascii: ".") || byte | 0x20 == UInt8(ascii: "e") {
+            guard count < 64 else { throw error("number is too long") }
+            withUnsafeMutableBytes(of: &digits) { $0[count] = byte }
+            count += 1
+            position += 1
+        }
+        guard count > 0 else {
+            let found = try peekByte(&input).map(JSONText.describe) ?? "end of file"
+            throw error("expected a number, found '\(found)'")
+        }
+        let value: Double? = withUnsafeBytes(of: &digits) { raw in
+            let written = UnsafeRawBufferPointer(rebasing: raw[0..<count])
+            guard JSONText.numberLength(written) == count else { return nil }
+            return parse(written)
+        }
+        guard let value else {
+            throw error("'\(withUnsafeBytes(of: &digits) { String(decoding: $0[0..<count], as: UTF8.self) })' is not a number")
+        }
+        return value
+    }
+
+    /// A string, escapes decoded (``JSONText/unescape(_:)``), at most ``maximumStringBytes``.
+    public mutating func string<Input: JSONByteInput>(_ input: inout Input) throws(Failure) -> String where Input.Failure == Failure {
+        try skipWhitespace(&input)
+        guard try nextByte(&input) == UInt8(ascii: "\"") else { throw error("expected a string in double quotes") }
+        var content: [UInt8] = []
+        var escaped = false
+        while true {
+            guard let byte = try nextByte(&input) else { throw error("file ends inside a string") }
+            if byte == UInt8(ascii: "\""), !escaped { break }
+            if byte < 0x20 { throw error("control character inside a string") }
+            escaped = byte == UInt8(ascii: "\\") && !escaped
+            content.append(byte)
+            // Escapes only shorten a string: six bytes of escape give at most four of UTF-8.
+            if content.count > 6 * Self.maximumStringBytes { throw error("string longer than \(Self.maximumStringBytes) bytes") }
+        }
+        let text = content.withUnsafeBytes { JSONText.unescape($0) }
+        switch text {
+        case let .success(text):
+            guard text.utf8.count <= Self.maximumStringBytes else { throw error("string longer than \(Self.maximumStringBytes) bytes") }
+            return text
+        case let .failure(problem):
+            throw error(problem.message)
+        }
+    }
+
+    /// Skips any JSON value, however nested (up to ``JSONScanner/maximumDepth``).
+    public mutating func skipValue<Input: JSONByteInput>(_ input: inout Input) throws(Failure) where Input.Failure == Failure {
+        try skipValue(&input, depth: 0)
+    }
+
+    private mutating func skipValue<Input: JSONByteInput>(_ input: inout Input, depth: Int) throws(Failure) where Input.Failure == Failure {
+        guard depth < JSONScanner.maximumDepth else { throw error("nested deeper than \(JSONScanner.maximumDepth)") }
+        try skipWhitespace(&input)
+        guard let byte = try peekByte(&input) else { throw error("file ends where a value was expected") }
+        switch byte {
+        case UInt8(ascii: "\""): _ = try string(&input)
+        case UInt8(ascii: "{"):
+            _ = try nextByte(&input)
+            if try !consumeIf(UInt8(ascii: "}"), &input) {
+                repeat {
+                    _ = try string(&input)
+                    try expect(UInt8(ascii: ":"), &input, "':' after a key")
+                    try skipValue(&input, depth: depth + 1)
+                } while try separator(closing: UInt8(ascii: "}"), &input)
+            }
+        case UInt8(ascii: "["):
+            _ = try nextByte(&input)
+            if try !consumeIf(UInt8(ascii: "]"), &input) {
+                repeat { try skipValue(&input, depth: depth + 1) } while try separator(closing: UInt8(ascii: "]"), &input)
+            }
+        case UInt8(ascii: "t"): try literal("true", &input)
+        case UInt8(ascii: "f"): try literal("false", &input)
+        case UInt8(ascii: "n"): try literal("null", &input)
+        default: _ = try number(&input) { _ in 0 }
+        }
+    }
+}

@@ -1,0 +1,113 @@
+/// The parts of JSON's grammar (RFC 8259) both scanners share: whitespace, escapes,
+/// numbers and how a byte is shown in a message.
+public enum JSONText {
+    /// Whether `byte` is JSON whitespace (space, tab, line feed, carriage return).
+    @inlinable
+    public static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
+    /// The value of a hexadecimal digit, or nil.
+    @inlinable
+    public static func hexValue(_ byte: UInt8) -> UInt32? {
+        switch byte {
+        case 0x30...0x39: UInt32(byte - 0x30)
+        case 0x41...0x46: UInt32(byte - 0x41 + 10)
+        case 0x61...0x66: UInt32(byte - 0x61 + 10)
+        default: nil
+        }
+    }
+
+    /// The text of a string's content (the bytes between its quotes): escapes decoded
+    /// (`\uD83D\uDE00` surrogate pairs joined; a lone surrogate refused), UTF-8 checked.
+    /// - Returns: The text, or a message saying what is wrong and the offset in `content`.
+    public static func unescape(_ content: UnsafeRawBufferPointer) -> Result<String, JSONScanError> {
+        var out: [UInt8] = []
+        out.reserveCapacity(content.count)
+        var position = 0
+        func refuse(_ message: String) -> Result<String, JSONScanError> {
+            .failure(JSONScanError(offset: position, message: message))
+        }
+        func hex4() -> UInt32? {
+            guard position + 4 <= content.count else { return nil }
+            var value: UInt32 = 0
+            for _ in 0..<4 {
+                guard let digit = hexValue(content[position]) else { return nil }
+                value = value << 4 | digit
+                position += 1
+            }
+            return value
+        }
+        while position < content.count {
+            let byte = content[position]
+            position += 1
+            guard byte == UInt8(ascii: "\\") else {
+                if byte < 0x20 { return refuse("control character inside a string") }
+                out.append(byte)
+                continue
+            }
+            guard position < content.count else { return refuse("a string ends inside an escape") }
+            let escape = content[position]
+            position += 1
+            switch escape {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(escape)
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "f"): out.append(0x0C)
+            case UInt8(ascii: "n"): out.append(0x0A)
+            case UInt8(ascii: "r"): out.append(0x0D)
+            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "u"):
+                guard var scalar = hex4() else { return refuse("bad \\u escape in a string") }
+                if (0xD800..<0xDC00).contains(scalar) {
+                    // A high surrogate must be followed by an escaped low one.
+                    guard position + 2 <= content.count, content[position] == UInt8(ascii: "\\"),
+                          content[position + 1] == UInt8(ascii: "u") else { return refuse("a lone surrogate in a \\u escape") }
+                    position += 2
+                    guard let low = hex4(), (0xDC00..<0xE000).contains(low) else { return refuse("a lone surrogate in a \\u escape") }
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                }
+                guard let value = Unicode.Scalar(scalar) else { return refuse("a lone surrogate in a \\u escape") }
+                UTF8.encode(value) { out.append($0) }
+            default:
+                return refuse("bad escape '\\\(describe(escape))' in a string")
+            }
+        }
+        guard let text = String(validating: out, as: UTF8.self) else { return refuse("string is not valid UTF-8") }
+        return .success(text)
+    }
+
+    /// The length of the number at the start of `bytes` in JSON's grammar,
+    /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, or nil when it does not
+    /// start with one. What follows the number is not looked at.
+    @inlinable
+    public static func numberLength(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        var index = 0
+        func peek() -> UInt8 { index < bytes.count ? bytes[index] : 0 }
+        func digits() -> Int {
+            let start = index
+            while index < bytes.count, bytes[index] &- 0x30 < 10 { index += 1 }
+            return index - start
+        }
+        if peek() == UInt8(ascii: "-") { index += 1 }
+        if peek() == UInt8(ascii: "0") {
+            index += 1
+        } else {
+            guard digits() > 0 else { return nil }
+        }
+        if peek() == UInt8(ascii: ".") {
+            index += 1
+            guard digits() > 0 else { return nil }
+        }
+        if peek() | 0x20 == UInt8(ascii: "e") {
+            index += 1
+            if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { index += 1 }
+            guard digits() > 0 else { return nil }
+        }
+        return index
+    }
+
+    /// A byte as a message shows it: the character when printable ASCII, else `byte 0xNN`.
+    public static func describe(_ byte: UInt8) -> String {
+        byte >= 0x20 && byte < 0x7F ? String(UnicodeScalar(byte)) : "byte 0x" + String(byte, radix: 16)
+    }
+}
