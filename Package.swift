@@ -39,10 +39,11 @@ let package = Package(
         // decoder and the trace readers: standard library only.
         .target(name: "FramescopeJSON"),
         // Reading recorded traces (Framescope CSV/JSON) from bytes and files.
-        .target(name: "FramescopeTraces", dependencies: ["FramescopeCore", "FramescopeJSON"]),
+        .target(name: "FramescopeTraces", dependencies: ["FramescopeCore", "FramescopeJSON", "CFramescopeZlib"]),
         // Budget assertions for Swift Testing and XCTest.
         .target(name: "FramescopeTesting", dependencies: ["FramescopeCore"]),
-        // zlib, for the SDK's gzip uploads (the system's library: in Apple SDKs, zlib1g-dev on Debian).
+        // zlib, for the SDK's gzip uploads and gzipped recordings (the system's library: in
+        // Apple SDKs, zlib1g-dev on Debian).
         .systemLibrary(name: "CFramescopeZlib", path: "Sources/CFramescopeZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
         // The in-app SDK: hang watchdog, resource sampler, screen tracker and delivery

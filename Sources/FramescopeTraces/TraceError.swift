@@ -1,3 +1,5 @@
+import FramescopeCore
+
 /// A trace that cannot be read: where (file and line) and what is wrong.
 ///
 /// ``Kind/data`` means the bytes are not a usable trace (the CLI exits 65);
@@ -19,6 +21,12 @@ public struct TraceError: Error, Sendable, Hashable, CustomStringConvertible {
     public var line: Int?
     /// What is wrong and, where it helps, what to do.
     public var message: String
+    /// Whether the input was cut short (a gzip stream without its end): what was read
+    /// before the error was good, and a reader that can says what it made of it.
+    public var truncated = false
+    /// What the ticks read before a cut-short input give (``TraceReader/analyze(from:configuration:refreshRateOverride:progress:)``
+    /// fills it in when ``truncated``).
+    public var partialReport: RecordingReport?
 
     /// Creates an error.
     public init(kind: Kind, file: String, line: Int? = nil, message: String) {

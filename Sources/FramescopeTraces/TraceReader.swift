@@ -27,9 +27,9 @@ public struct TraceReader: Sendable {
         progress: (Int) -> Void = { _ in },
         _ handle: (TraceEvent, _ line: Int) throws(TraceError) -> Void
     ) throws(TraceError) {
-        var peeking = PeekingSource(base: source)
+        var peeking = LookaheadSource(base: source)
         let resolved: TraceFormat
-        if let format { resolved = format } else { resolved = try peeking.detectFormat() }
+        if let format { resolved = format } else { resolved = TraceFormat.detect(prefix: try peeking.peek(512)) }
         switch resolved {
         case .csv: try CSVTraceReader(file: file).read(from: &peeking, progress: progress, handle)
         case .json: try JSONTraceReader(file: file).read(from: &peeking, progress: progress, handle)
@@ -46,7 +46,8 @@ public struct TraceReader: Sendable {
     /// wait and are measured with it. A tick whose timestamp is not a number is a rejected
     /// tick whatever else it lacks.
     /// - Throws: ``TraceError`` for unreadable input, or when ticks lack a target and no
-    ///   rate is declared or can be inferred.
+    ///   rate is declared or can be inferred. An input cut short (``TraceError/truncated``)
+    ///   carries the report of the events before the cut in ``TraceError/partialReport``.
     public func analyze<Source: ByteSource>(
         from source: inout Source,
         configuration: AnalyzerConfiguration = AnalyzerConfiguration(),
@@ -75,25 +76,37 @@ public struct TraceReader: Sendable {
             waiting = []
             for event in held { apply(event) }
         }
-        try read(from: &source, progress: progress) { (event: TraceEvent, line: Int) throws(TraceError) -> Void in
-            if case let .refreshRate(hz) = event, refreshRateOverride == nil {
-                refreshInterval = 1 / hz
-                flushWaiting()
-                return
+        do throws(TraceError) {
+            try read(from: &source, progress: progress) { (event: TraceEvent, line: Int) throws(TraceError) -> Void in
+                if case let .refreshRate(hz) = event, refreshRateOverride == nil {
+                    refreshInterval = 1 / hz
+                    flushWaiting()
+                    return
+                }
+                guard case let .tick(tick) = event, tick.targetTimestamp == nil, refreshInterval == nil, tick.timestamp.isFinite else {
+                    if waiting.isEmpty { apply(event) } else { waiting.append(event) }
+                    return
+                }
+                if waiting.isEmpty { firstWaitingLine = line }
+                waiting.append(event)
+                if let interval = inference.add(tick.timestamp) {
+                    refreshInterval = interval
+                    inferred = 1 / interval
+                    flushWaiting()
+                } else if waiting.count > Self.maximumWaitingEvents {
+                    throw Self.noRate(file: file, line: firstWaitingLine)
+                }
             }
-            guard case let .tick(tick) = event, tick.targetTimestamp == nil, refreshInterval == nil, tick.timestamp.isFinite else {
-                if waiting.isEmpty { apply(event) } else { waiting.append(event) }
-                return
-            }
-            if waiting.isEmpty { firstWaitingLine = line }
-            waiting.append(event)
-            if let interval = inference.add(tick.timestamp) {
-                refreshInterval = interval
-                inferred = 1 / interval
-                flushWaiting()
-            } else if waiting.count > Self.maximumWaitingEvents {
-                throw Self.noRate(file: file, line: firstWaitingLine)
-            }
+        } catch {
+            // A cut-short input (a gzip stream without its end): every event before the cut
+            // was whole, so the report of them is attached for a caller that wants it.
+            guard error.truncated, waiting.isEmpty else { throw error }
+            var cut = error
+            analyzer.endSegment()
+            var report = analyzer.report()
+            report.inferredRefreshRate = inferred
+            cut.partialReport = report
+            throw cut
         }
         if !waiting.isEmpty { throw Self.noRate(file: file, line: firstWaitingLine) }
         analyzer.endSegment()
@@ -107,31 +120,5 @@ public struct TraceReader: Sendable {
 
     static func noRate(file: String, line: Int) -> TraceError {
         TraceError(kind: .data, file: file, line: line, message: "ticks have no targetTimestamp, the trace declares no refresh rate, and no \(RefreshRateInference.steadyIntervals) steady intervals show one; add a '# refreshRate=60' line or pass --refresh-rate")
-    }
-}
-
-/// Lets the reader look at the first bytes to detect the format, then hands them on.
-struct PeekingSource<Base: ByteSource>: ByteSource {
-    var base: Base
-    private var pending: [UInt8] = []
-
-    init(base: Base) { self.base = base }
-
-    mutating func detectFormat() throws(TraceError) -> TraceFormat {
-        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: 512, alignment: 8)
-        defer { storage.deallocate() }
-        let count = try base.read(into: storage)
-        pending = Array(storage[0..<count])
-        return TraceFormat.detect(prefix: pending)
-    }
-
-    mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(TraceError) -> Int {
-        if !pending.isEmpty {
-            let count = min(buffer.count, pending.count)
-            pending.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: count) }
-            pending.removeFirst(count)
-            return count
-        }
-        return try base.read(into: buffer)
     }
 }

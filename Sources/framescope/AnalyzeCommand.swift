@@ -14,7 +14,7 @@ struct AnalyzeCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("Trace files (CSV or JSON) or reports from 'analyze --format json'.", valueName: "file"))
+    @Argument(help: ArgumentHelp("Trace files (CSV or JSON, gzip read through) or reports from 'analyze --format json'; '-' for standard input.", valueName: "file"))
     var files: [String] = []
 
     @Option(help: "Output format.")
@@ -24,11 +24,14 @@ struct AnalyzeCommand: ParsableCommand {
 
     mutating func validate() throws {
         if files.isEmpty { throw ValidationError("Give at least one trace file.") }
+        try standardInputOnce(files)
     }
 
     func run() throws {
-        let loader = ReportLoader(options: options)
-        let reports = try files.map { ($0, try loader.load($0)) }
+        var loader = ReportLoader(options: options)
+        loader.keepsPartialReports = true
+        let loaded = try files.map { try loader.loadInput($0) }
+        let reports = loaded.map { ($0.name, $0.report) }
         switch format {
         case .json:
             if reports.count == 1 {
@@ -38,6 +41,12 @@ struct AnalyzeCommand: ParsableCommand {
             }
         case .table:
             print(reports.map { "\($0.0)\n\n\(renderReport($0.1))" }.joined(separator: "\n\n"))
+        }
+        // An input cut short still printed the report of what came before the cut; the
+        // command fails with the first such error.
+        if let cut = loaded.compactMap(\.truncation).first {
+            throw CLIFailure(exitCode: CLIFailure.dataError,
+                             message: "\(cut.description) (the report above covers what was read before it)")
         }
     }
 }

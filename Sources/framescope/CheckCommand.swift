@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import FramescopeCore
+import FramescopeTraces
 
 /// `framescope check`: fail a CI step when a recording breaks a budget.
 struct CheckCommand: ParsableCommand {
@@ -15,10 +16,10 @@ struct CheckCommand: ParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp("The budget file (JSON).", valueName: "budget.json"))
+    @Option(help: ArgumentHelp("The budget file (JSON); '-' for standard input.", valueName: "budget.json"))
     var budget: String
 
-    @Argument(help: ArgumentHelp("Trace files or reports to check.", valueName: "file"))
+    @Argument(help: ArgumentHelp("Trace files or reports to check; '-' for standard input; gzip is read through.", valueName: "file"))
     var files: [String] = []
 
     @Option(help: "Output format.")
@@ -28,6 +29,7 @@ struct CheckCommand: ParsableCommand {
 
     mutating func validate() throws {
         if files.isEmpty { throw ValidationError("Give at least one trace file to check.") }
+        try standardInputOnce(files + [budget])
     }
 
     func run() throws {
@@ -36,7 +38,7 @@ struct CheckCommand: ParsableCommand {
         var results: [CheckResult] = []
         for file in files {
             let violations = limits.violations(of: try loader.load(file))
-            results.append(CheckResult(file: file, violations: violations.map(ViolationRecord.init)))
+            results.append(CheckResult(file: displayName(file), violations: violations.map(ViolationRecord.init)))
         }
         let passed = results.allSatisfy { $0.violations.isEmpty }
         switch format {
@@ -56,20 +58,23 @@ struct CheckCommand: ParsableCommand {
     }
 }
 
-/// Reads and checks a budget file.
+/// Reads and checks a budget file (`-` for standard input; a FIFO or a process
+/// substitution works too: it is read once, to the end, up to 1 MiB).
 func loadBudget(_ path: String) throws -> Budget {
-    let data: Data
-    do {
-        data = try Data(contentsOf: URL(fileURLWithPath: path))
+    let name = displayName(path)
+    let bytes: [UInt8]
+    do throws(TraceError) {
+        bytes = try TraceInput(path: path).readAll(limit: 1 << 20)
     } catch {
-        throw CLIFailure(exitCode: CLIFailure.ioError, message: "\(path): cannot read the budget: \(error.localizedDescription)")
+        throw CLIFailure(exitCode: error.kind == .io ? CLIFailure.ioError : CLIFailure.dataError,
+                         message: "\(name): cannot read the budget: \(error.message)")
     }
     do {
-        let budget = try JSONDecoder().decode(Budget.self, from: data)
-        if budget.isEmpty { throw CLIFailure(exitCode: CLIFailure.dataError, message: "\(path): the budget sets no limit") }
+        let budget = try JSONDecoder().decode(Budget.self, from: Data(bytes))
+        if budget.isEmpty { throw CLIFailure(exitCode: CLIFailure.dataError, message: "\(name): the budget sets no limit") }
         return budget
     } catch let error as DecodingError {
-        throw CLIFailure(exitCode: CLIFailure.dataError, message: "\(path): not a budget: \(describe(error))")
+        throw CLIFailure(exitCode: CLIFailure.dataError, message: "\(name): not a budget: \(describe(error))")
     }
 }
 

@@ -29,6 +29,10 @@ struct CompareCommand: ParsableCommand {
 
     @OptionGroup var options: AnalysisOptions
 
+    mutating func validate() throws {
+        try standardInputOnce([baseline, candidate])
+    }
+
     func run() throws {
         let loader = ReportLoader(options: options)
         let baselineReport = try loader.load(baseline)
@@ -38,7 +42,7 @@ struct CompareCommand: ParsableCommand {
             case .recording: return report.whole
             case .motion:
                 guard let motion = report.motion else {
-                    throw CLIFailure(exitCode: CLIFailure.dataError, message: "\(file): has no segments, so no motion to compare")
+                    throw CLIFailure(exitCode: CLIFailure.dataError, message: "\(displayName(file)): has no segments, so no motion to compare")
                 }
                 return motion
             }
@@ -46,7 +50,7 @@ struct CompareCommand: ParsableCommand {
         let comparison = ReportComparison(baseline: try pick(baselineReport, baseline), candidate: try pick(candidateReport, candidate))
         switch format {
         case .json:
-            print(try encodeJSON(ComparisonOutput(baseline: baseline, candidate: candidate, scope: scope.rawValue, comparison: comparison)))
+            print(try encodeJSON(ComparisonOutput(baseline: displayName(baseline), candidate: displayName(candidate), scope: scope.rawValue, comparison: comparison)))
         case .table:
             var table = TextTable(header: ["metric", "baseline", "candidate", "change", "relativeChange", "verdict"])
             for row in comparison.rows {

@@ -1,62 +1,108 @@
+import ArgumentParser
 import Foundation
 import FramescopeCore
 import FramescopeTraces
 
-/// Turns the files named on the command line into reports: traces are analyzed as
-/// they stream in; JSON reports written by `framescope analyze --format json` are
-/// read back as they are.
+/// Turns the recordings named on the command line into reports: traces are analyzed as
+/// they stream in; JSON reports written by `framescope analyze --format json` are read
+/// back as they are.
+///
+/// Each input is opened once and read once (``TraceInput``), so `-` (standard input), a
+/// FIFO and a process substitution work like a file, and gzip is read through.
 struct ReportLoader {
     var options: AnalysisOptions
+    /// Whether an input cut short (a gzip stream without its end) still gives the report of
+    /// what came before the cut, with ``RecordingReport`` and the error both returned;
+    /// otherwise the error is thrown.
+    var keepsPartialReports = false
 
-    func load(_ path: String) throws -> RecordingReport {
-        if try isReportJSON(path) { return try decodeReport(path) }
-        var source = try FileByteSource(path: path)
-        let progress = ProgressLine(label: path, total: source.size)
-        defer { progress.finish() }
-        let report = try TraceReader(file: path).analyze(
-            from: &source,
-            configuration: options.configuration,
-            refreshRateOverride: options.refreshRate,
-            progress: progress.update
-        )
-        if let hz = report.inferredRefreshRate {
-            progress.finish()
-            writeToStandardError("framescope: \(path): no refresh rate or targetTimestamp given; inferred \(formatHz(hz)) from 20 steady intervals (pass --refresh-rate to set it)\n")
-        }
-        return report
+    /// What was made of one input.
+    struct Loaded {
+        /// The name reports and tables use: the path, or `stdin`.
+        var name: String
+        var report: RecordingReport
+        /// Set when the input was cut short and `report` covers what came before the cut.
+        var truncation: TraceError?
     }
 
-    /// Whether the file is a report from `analyze --format json` rather than a trace: a
-    /// JSON object whose first 64 KiB hold a `"frames"` key and no `"ticks"` key.
-    private func isReportJSON(_ path: String) throws -> Bool {
-        let source = try FileByteSource(path: path)
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
-        defer { buffer.deallocate() }
-        var count = 0
-        while count < buffer.count {
-            let read = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[count...]))
-            if read == 0 { break }
-            count += read
+    /// The largest report JSON read back whole, in bytes.
+    static let maximumReportBytes = 256 << 20
+
+    func load(_ path: String) throws -> RecordingReport {
+        try loadInput(path).report
+    }
+
+    func loadInput(_ path: String) throws -> Loaded {
+        let input = try TraceInput(path: path)
+        if input.file.isInteractive {
+            writeToStandardError("framescope: reading a recording from standard input; pipe one in or name a file\n")
         }
-        let head = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+        let head = try input.peek(64 << 10)
+        if head.isEmpty {
+            throw CLIFailure(exitCode: CLIFailure.dataError, message: "\(input.name): is empty; expected a trace (CSV or JSON) or a report")
+        }
+        if Self.isReportJSON(head) { return Loaded(name: input.name, report: try decodeReport(input)) }
+        var source = input
+        let progress = ProgressLine(input: input)
+        defer { progress.finish() }
+        let outcome = analyze(&source, progress: progress)
+        let report: RecordingReport
+        switch outcome {
+        case let .success(value):
+            report = value
+        case let .failure(error):
+            guard error.truncated, keepsPartialReports, let partial = error.partialReport else { throw error }
+            progress.finish()
+            return Loaded(name: input.name, report: partial, truncation: error)
+        }
+        if let hz = report.inferredRefreshRate {
+            progress.finish()
+            writeToStandardError("framescope: \(input.name): no refresh rate or targetTimestamp given; inferred \(formatHz(hz)) from 20 steady intervals (pass --refresh-rate to set it)\n")
+        }
+        return Loaded(name: input.name, report: report)
+    }
+
+    private func analyze(_ source: inout TraceInput, progress: ProgressLine) -> Result<RecordingReport, TraceError> {
+        do throws(TraceError) {
+            return .success(try TraceReader(file: source.name).analyze(
+                from: &source,
+                configuration: options.configuration,
+                refreshRateOverride: options.refreshRate,
+                progress: { _ in progress.update() }
+            ))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Whether the content is a report from `analyze --format json` rather than a trace: a
+    /// JSON object whose first 64 KiB hold a `"frames"` key and no `"ticks"` key.
+    private static func isReportJSON(_ head: [UInt8]) -> Bool {
         guard TraceFormat.detect(prefix: head) == .json else { return false }
         let text = String(decoding: head, as: UTF8.self)
         return text.contains("\"frames\"") && !text.contains("\"ticks\"")
     }
 
-    private func decodeReport(_ path: String) throws -> RecordingReport {
-        let data: Data
+    private func decodeReport(_ input: TraceInput) throws -> RecordingReport {
+        let bytes = try input.readAll(limit: Self.maximumReportBytes)
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw CLIFailure(exitCode: CLIFailure.ioError, message: "\(path): cannot read: \(error.localizedDescription)")
-        }
-        do {
-            return try JSONDecoder().decode(RecordingReport.self, from: data)
+            return try JSONDecoder().decode(RecordingReport.self, from: Data(bytes))
         } catch let error as DecodingError {
-            throw CLIFailure(exitCode: CLIFailure.dataError, message: "\(path): not a Framescope trace or report: \(describe(error))")
+            throw CLIFailure(exitCode: CLIFailure.dataError, message: "\(input.name): not a Framescope trace or report: \(describe(error))")
         }
     }
+}
+
+/// The usage error when more than one of `paths` is `-`: standard input can be read once.
+func standardInputOnce(_ paths: [String]) throws {
+    if paths.filter({ $0 == "-" }).count > 1 {
+        throw ValidationError("'-' (standard input) can be given once per command: it can be read only once.")
+    }
+}
+
+/// How a path is named in reports and tables: `stdin` for `-`.
+func displayName(_ path: String) -> String {
+    path == "-" ? "stdin" : path
 }
 
 /// A decoding error in words: the field path and what is wrong with it.
@@ -71,30 +117,41 @@ func formatHz(_ hz: Double) -> String {
     return rounded == rounded.rounded() ? "\(Int(rounded)) Hz" : "\(rounded) Hz"
 }
 
-/// A progress line on stderr, shown only when both stdout and stderr are terminals.
+/// A progress line on stderr, shown only when both stdout and stderr are terminals and the
+/// input is large (over 8 MB) or of unknown size (a pipe): bytes read and the share of the
+/// file when its size is known, the rate otherwise, and for gzip the compressed and the
+/// uncompressed bytes.
 final class ProgressLine {
-    private let label: String
-    private let total: Int
+    private let input: TraceInput
     private let enabled: Bool
+    private let started = ContinuousClock.now
     private var shown = false
     private var lastPrinted = 0
 
-    init(label: String, total: Int) {
-        self.label = label
-        self.total = total
-        enabled = isTerminal(1) && isTerminal(2) && total > 8 << 20
+    init(input: TraceInput) {
+        self.input = input
+        enabled = isTerminal(1) && isTerminal(2) && (input.file.size.map { $0 > 8 << 20 } ?? true)
     }
 
-    func update(_ bytesRead: Int) {
-        guard enabled, bytesRead - lastPrinted >= 4 << 20 || bytesRead == total else { return }
-        lastPrinted = bytesRead
+    func update() {
+        let read = input.fileBytesRead
+        guard enabled, read - lastPrinted >= 4 << 20 || read == input.file.size else { return }
+        lastPrinted = read
         shown = true
-        let percent = total > 0 ? 100 * bytesRead / total : 0
-        writeToStandardError("\r\(label): \(bytesRead >> 20) MB of \(total >> 20) MB read (\(percent) %)\u{1B}[K")
+        var line = "\r\(input.name): \(read >> 20) MB"
+        if let total = input.file.size {
+            line += " of \(total >> 20) MB read (\(total > 0 ? 100 * read / total : 0) %)"
+        } else {
+            let seconds = Double((ContinuousClock.now - started).components.seconds) + Double((ContinuousClock.now - started).components.attoseconds) / 1e18
+            line += " read (\(seconds > 0 ? Int(Double(read >> 20) / seconds) : 0) MB/s)"
+        }
+        if input.isCompressed { line += ", \(input.contentBytesRead >> 20) MB uncompressed" }
+        writeToStandardError(line + "\u{1B}[K")
     }
 
     func finish() {
         if shown { writeToStandardError("\r\u{1B}[K") }
+        shown = false
     }
 }
 

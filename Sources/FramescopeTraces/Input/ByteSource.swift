@@ -44,38 +44,59 @@ public struct MemoryByteSource: ByteSource {
     }
 }
 
-/// A file opened for reading with POSIX `open`/`read`: no copies beyond the reader's buffer.
+/// A file opened for reading with POSIX `open`/`read`: no copies beyond the reader's
+/// buffer. A FIFO, a process substitution (`<(…)`) or a character device reads like a
+/// regular file; `-` is standard input. Nothing here seeks or needs the size.
 public final class FileByteSource: ByteSource {
     private let descriptor: Int32
-    /// The path as given.
+    private let ownsDescriptor: Bool
+    /// The path as given (`-` for standard input).
     public let path: String
-    /// The file's size in bytes when opened (for progress).
-    public let size: Int
+    /// The name errors and reports use: the path, or `stdin` for `-`.
+    public let name: String
+    /// The file's size in bytes when it is a regular file (for progress); nil for a pipe,
+    /// a terminal or a device.
+    public let size: Int?
+    /// Whether this is standard input and standard input is a terminal (nobody piped
+    /// anything in).
+    public let isInteractive: Bool
 
-    /// Opens `path`.
+    /// Opens `path`, or standard input for `-`.
     /// - Throws: ``TraceError`` of kind `.io` when it cannot be opened, of kind `.data`
-    ///   when it is a directory or not a regular file.
+    ///   when it is a directory.
     public init(path: String) throws(TraceError) {
         self.path = path
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else {
-            let reason = String(cString: strerror(errno))
-            throw TraceError(kind: .io, file: path, message: "cannot open: \(reason)")
+        let descriptor: Int32
+        if path == "-" {
+            name = "stdin"
+            descriptor = 0
+            ownsDescriptor = false
+            isInteractive = isatty(0) == 1
+        } else {
+            name = path
+            descriptor = open(path, O_RDONLY)
+            ownsDescriptor = true
+            isInteractive = false
+            guard descriptor >= 0 else {
+                let reason = String(cString: strerror(errno))
+                throw TraceError(kind: .io, file: path, message: "cannot open: \(reason)")
+            }
         }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {
-            close(descriptor)
-            throw TraceError(kind: .io, file: path, message: "cannot stat: \(String(cString: strerror(errno)))")
+            let reason = String(cString: strerror(errno))
+            if path != "-" { close(descriptor) }
+            throw TraceError(kind: .io, file: name, message: "cannot stat: \(reason)")
         }
         if (info.st_mode & S_IFMT) == S_IFDIR {
-            close(descriptor)
-            throw TraceError(kind: .data, file: path, message: "is a directory, not a trace file")
+            if path != "-" { close(descriptor) }
+            throw TraceError(kind: .data, file: name, message: "is a directory, not a trace file")
         }
         self.descriptor = descriptor
-        self.size = Int(info.st_size)
+        size = (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : nil
     }
 
-    deinit { close(descriptor) }
+    deinit { if ownsDescriptor { close(descriptor) } }
 
     /// Reads the next bytes, retrying on `EINTR`.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(TraceError) -> Int {
@@ -89,7 +110,21 @@ public final class FileByteSource: ByteSource {
             #endif
             if count >= 0 { return count }
             if errno == EINTR { continue }
-            throw TraceError(kind: .io, file: path, message: "read failed: \(String(cString: strerror(errno)))")
+            throw TraceError(kind: .io, file: name, message: "read failed: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Every byte left, up to `limit`.
+    /// - Throws: ``TraceError`` of kind `.data` past `limit` bytes, `.io` when a read fails.
+    public func readAll(limit: Int) throws(TraceError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
+        defer { chunk.deallocate() }
+        while true {
+            let count = try read(into: chunk)
+            if count == 0 { return bytes }
+            bytes.append(contentsOf: chunk[0..<count])
+            if bytes.count > limit { throw TraceError(kind: .data, file: name, message: "is larger than \(limit) bytes") }
         }
     }
 }
