@@ -206,6 +206,15 @@ struct PipeInputTests {
         #expect(bomb.stderr.contains("refused as a gzip bomb"), "\(bomb.stderr)")
     }
 
+    @Test("'-' with a terminal on standard input says, in one line on stderr, what it waits for")
+    func terminalHint() throws {
+        // script(1) gives the command a pseudo-terminal; its output is the terminal's.
+        let result = try bash(#"script -qec 'timeout 5 "$B" analyze -' /dev/null < /dev/null"#)
+        #expect(result.stdout.contains("framescope: reading a recording from standard input; pipe one in or name a file"), "\(result.stdout)")
+        let piped = try bash("echo 'timestamp' | $B analyze - 2>&1")
+        #expect(!piped.stdout.contains("reading a recording from standard input"))
+    }
+
     @Test("Concatenated gzip members read as one recording")
     func concatenatedMembers() throws {
         let trace = try fixtures()[0]
