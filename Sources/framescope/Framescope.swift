@@ -1,4 +1,5 @@
 import ArgumentParser
+import FramescopeTraces
 
 /// The `framescope` command: measure how smooth a UI is, from traces and reports.
 @main
@@ -32,6 +33,12 @@ struct Framescope: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
+            // `--help`, `help` and `--version` arrive here: ArgumentParser parses them into a
+            // command whose `run` throws its own error. ArgumentParser ends those as it says
+            // (help on stdout, exit 0); every other error goes through the one mapping.
+            if !(error is CLIFailure), !(error is TraceError), !(error is ExitCode), exitCode(for: error) != .failure {
+                exit(withError: error)
+            }
             exit(withError: CLIFailure.exitError(for: error))
         }
     }

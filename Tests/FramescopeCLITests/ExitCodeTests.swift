@@ -46,3 +46,27 @@ struct ExitCodeTests {
         #expect(!result.stderr.contains("CLIFailure("), "an error printed as a Swift value: \(result.stderr)")
     }
 }
+
+/// Help and version are ArgumentParser's to print: on stdout, exit 0, for the root command
+/// and every subcommand, nested ones included.
+@Suite("Help and version", .serialized)
+struct HelpTests {
+    @Test("--help prints the usage and exits 0", arguments: [
+        [], ["analyze"], ["check"], ["compare"], ["serve"], ["apps"], ["apps", "create"], ["bench"], ["bench", "queries"],
+        ["simulate"], ["dataset", "messages"], ["loadtest"],
+    ])
+    func help(_ command: [String]) throws {
+        let result = try CLI.run(command + ["--help"])
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("USAGE: framescope"), "\(result.stdout)")
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+    }
+
+    @Test("help SUBCOMMAND and --version exit 0")
+    func helpCommandAndVersion() throws {
+        let help = try CLI.run(["help", "analyze"])
+        #expect(help.exitCode == 0 && help.stdout.contains("USAGE: framescope analyze"), "\(help.stdout)\(help.stderr)")
+        let version = try CLI.run(["--version"])
+        #expect(version.exitCode == 0 && version.stdout.contains("0.1.0"), "\(version.stdout)\(version.stderr)")
+    }
+}
