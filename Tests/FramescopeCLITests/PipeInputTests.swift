@@ -104,12 +104,14 @@ struct PipeInputTests {
             let plain = try bash("$B analyze --format json \(quoted)")
             // Each way, and how its messages name the input (a pattern).
             let fifo = "fifo-input-\(index)", gzipped = "gzip-input-\(index).gz"
+            // A writer whose reader stopped early (a bad first line) may complain of a broken
+            // pipe on its own stderr: only framescope's is compared.
             let ways: [(name: String, script: String, shownAs: String)] = [
-                ("pipe", "cat \(quoted) | $B analyze --format json -", "stdin"),
-                ("process substitution", "$B analyze --format json <(cat \(quoted))", "/dev/fd/[0-9]+"),
-                ("FIFO", "rm -f \(fifo); mkfifo \(fifo); (cat \(quoted) > \(fifo) &); $B analyze --format json \(fifo)", fifo),
+                ("pipe", "cat \(quoted) 2>/dev/null | $B analyze --format json -", "stdin"),
+                ("process substitution", "$B analyze --format json <(cat \(quoted) 2>/dev/null)", "/dev/fd/[0-9]+"),
+                ("FIFO", "rm -f \(fifo); mkfifo \(fifo); (cat \(quoted) > \(fifo) 2>/dev/null &); $B analyze --format json \(fifo)", fifo),
                 ("gzip file", "gzip -c \(quoted) > \(gzipped); $B analyze --format json \(gzipped)", gzipped),
-                ("gzip pipe", "gzip -c \(quoted) | $B analyze --format json -", "stdin"),
+                ("gzip pipe", "gzip -c \(quoted) 2>/dev/null | $B analyze --format json -", "stdin"),
             ]
             for way in ways {
                 let result = try bash(way.script)
@@ -150,10 +152,10 @@ struct PipeInputTests {
         #expect(empty.exitCode == 65)
         #expect(empty.stderr.contains("stdin: is empty"), "\(empty.stderr)")
         #expect(empty.stdout.isEmpty)
-        let twice = try bash("cat '\(trace)' | $B analyze - -")
+        let twice = try bash("cat '\(trace)' 2>/dev/null | $B analyze - -")
         #expect(twice.exitCode == 64, "\(twice.stderr)")
         #expect(twice.stderr.contains("once"), "\(twice.stderr)")
-        let compare = try bash("cat '\(trace)' | $B compare - -")
+        let compare = try bash("cat '\(trace)' 2>/dev/null | $B compare - -")
         #expect(compare.exitCode == 64)
         let check = try bash("echo '{\"recording\": {\"droppedFrames\": {\"max\": 0}}}' | $B check --budget - -")
         #expect(check.exitCode == 64)

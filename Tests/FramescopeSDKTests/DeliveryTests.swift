@@ -193,14 +193,13 @@ struct DeliveryTests {
             #expect(seen.count == 4)
             #expect(Set(seen.map(\.batchId)).count == 1)
             #expect(seen.allSatisfy { $0.events == 3 && $0.authorization == "Bearer fsi_test" && $0.contentEncoding == "gzip" })
-            // The clock moved twice: exactly the 503's Retry-After, then the third failure's
-            // backoff (0.05 s × 2², capped at 0.2 s, less up to half). The 429's
-            // Retry-After: 0 did not wait.
-            #expect(steps.count == 2, "\(steps)")
+            // The first wait is exactly the 503's Retry-After; the 429's Retry-After: 0 does
+            // not wait; the 500 backs off (0.05 s doubling, capped at 0.2 s, less up to
+            // half). A loaded machine can add a failed connection (retried with backoff).
             #expect(steps.first == 1.0, "Retry-After: 1 was not obeyed: \(steps)")
-            #expect(steps.dropFirst().allSatisfy { (0.1...0.2).contains($0) }, "\(steps)")
+            #expect(steps.count >= 2 && steps.dropFirst().allSatisfy { $0 > 0 && $0 <= 0.2 }, "\(steps)")
             let statistics = await queue.currentStatistics
-            #expect(statistics.retries == 3)
+            #expect(statistics.retries == steps.count + 1, "one retry per wait, and the 429's that did not wait")
             #expect(statistics.batchesDelivered == 1)
             #expect(statistics.eventsAccepted == 3)
             #expect(folder.batchFiles.isEmpty)
@@ -344,7 +343,7 @@ struct DeliveryTests {
             let up = try DeliveryQueue(configuration: quickDelivery(batchEvents: 3), directory: folder.url, collector: url,
                                        ingestKey: credentials.ingestKey, app: testApp, device: testDevice)
             await withDelivery(up) {
-                #expect(await up.flush(timeout: 10))
+                #expect(await up.flush(timeout: 60))
             }
             var statistics = await up.currentStatistics
             #expect(statistics.batchesDelivered == 3)
@@ -357,7 +356,7 @@ struct DeliveryTests {
             let again = try DeliveryQueue(configuration: quickDelivery(batchEvents: 3), directory: folder.url, collector: url,
                                           ingestKey: credentials.ingestKey, app: testApp, device: testDevice)
             await withDelivery(again) {
-                #expect(await again.flush(timeout: 10))
+                #expect(await again.flush(timeout: 60))
             }
             statistics = await again.currentStatistics
             #expect(statistics.batchesDuplicate == 1)

@@ -72,7 +72,7 @@ extension RealThreadTests {
                     framescope.screen("Search")
                 }
                 await playTicks(framescope, seconds: 0.6)
-                let delivered = await framescope.flush(timeout: 10)
+                let delivered = await framescope.flush(timeout: 60)
                 #expect(delivered)
                 let statistics = await framescope.statistics()
                 await framescope.stop()
