@@ -113,18 +113,4 @@ public final class FileByteSource: ByteSource {
             throw TraceError(kind: .io, file: name, message: "read failed: \(String(cString: strerror(errno)))")
         }
     }
-
-    /// Every byte left, up to `limit`.
-    /// - Throws: ``TraceError`` of kind `.data` past `limit` bytes, `.io` when a read fails.
-    public func readAll(limit: Int) throws(TraceError) -> [UInt8] {
-        var bytes: [UInt8] = []
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
-        defer { chunk.deallocate() }
-        while true {
-            let count = try read(into: chunk)
-            if count == 0 { return bytes }
-            bytes.append(contentsOf: chunk[0..<count])
-            if bytes.count > limit { throw TraceError(kind: .data, file: name, message: "is larger than \(limit) bytes") }
-        }
-    }
 }
