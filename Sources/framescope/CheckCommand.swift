@@ -64,7 +64,11 @@ func loadBudget(_ path: String) throws -> Budget {
     let name = displayName(path)
     let bytes: [UInt8]
     do throws(TraceError) {
-        bytes = try TraceInput(path: path).readAll(limit: 1 << 20)
+        let file = try FileByteSource(path: path)
+        if file.isInteractive {
+            writeToStandardError("framescope: reading a budget from standard input; pipe one in or name a file\n")
+        }
+        bytes = try TraceInput(file: file).readAll(limit: 1 << 20)
     } catch {
         throw CLIFailure(exitCode: error.kind == .io ? CLIFailure.ioError : CLIFailure.dataError,
                          message: "\(name): cannot read the budget: \(error.message)")

@@ -33,10 +33,11 @@ struct ReportLoader {
     }
 
     func loadInput(_ path: String) throws -> Loaded {
-        let input = try TraceInput(path: path)
-        if input.file.isInteractive {
+        let file = try FileByteSource(path: path)
+        if file.isInteractive {
             writeToStandardError("framescope: reading a recording from standard input; pipe one in or name a file\n")
         }
+        let input = try TraceInput(file: file)
         let head = try input.peek(64 << 10)
         if head.isEmpty {
             throw CLIFailure(exitCode: CLIFailure.dataError, message: "\(input.name): is empty; expected a trace (CSV or JSON) or a report")

@@ -210,9 +210,40 @@ struct PipeInputTests {
 
     @Test("'-' with a terminal on standard input says, in one line on stderr, what it waits for")
     func terminalHint() throws {
-        // script(1) gives the command a pseudo-terminal; its output is the terminal's.
-        let result = try bash(#"script -qec 'timeout 5 "$B" analyze -' /dev/null < /dev/null"#)
-        #expect(result.stdout.contains("framescope: reading a recording from standard input; pipe one in or name a file"), "\(result.stdout)")
+        // A real pseudo-terminal on standard input (opened here rather than through script(1),
+        // whose handling of its own input differs between util-linux versions).
+        let (master, terminal) = try openPseudoTerminal()
+        defer { close(master) }
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = ["analyze", "-"]
+        let err = Pipe()
+        process.standardInput = FileHandle(fileDescriptor: terminal, closeOnDealloc: true)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = err
+        try process.run()
+        // A command that never prints the hint would wait on the terminal for ever: end it
+        // after 15 s so the test fails instead of hanging the run.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 15) {
+            if process.isRunning { process.terminate() }
+        }
+        // The hint comes before the first read; then end-of-file from the terminal (Ctrl-D at
+        // the start of a line) ends the read, and the command ends as for empty input.
+        var seen = Data()
+        let hint = "framescope: reading a recording from standard input; pipe one in or name a file\n"
+        while !String(decoding: seen, as: UTF8.self).contains(hint) {
+            let chunk = err.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen.append(chunk)
+        }
+        var endOfFile: UInt8 = 4
+        #expect(write(master, &endOfFile, 1) == 1)
+        seen.append(err.fileHandleForReading.readDataToEndOfFile())
+        process.waitUntilExit()
+        let stderr = String(decoding: seen, as: UTF8.self)
+        #expect(stderr.hasPrefix(hint), "\(stderr)")
+        #expect(stderr.contains("stdin: is empty"), "\(stderr)")
+        #expect(process.terminationStatus == 65)
         let piped = try bash("echo 'timestamp' | $B analyze - 2>&1")
         #expect(!piped.stdout.contains("reading a recording from standard input"))
     }
@@ -230,4 +261,30 @@ struct PipeInputTests {
         let plain = try CLI.run(["analyze", "--format", "json", trace])
         #expect(joined.exitCode == 0 && joined.stdout == plain.stdout, "\(joined.stderr)")
     }
+}
+
+/// Opens a pseudo-terminal pair: the master end (the "keyboard") and the terminal end a child
+/// process reads as its standard input.
+func openPseudoTerminal() throws -> (master: Int32, terminal: Int32) {
+    func failure(_ step: String) -> some Error {
+        CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "\(step): \(String(cString: strerror(errno)))"])
+    }
+    let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+    guard master >= 0 else { throw failure("/dev/ptmx") }
+    #if os(Linux)
+    // Glibc's module does not bring in grantpt/unlockpt/ptsname (they sit behind
+    // _XOPEN_SOURCE), so ask the kernel directly: TIOCSPTLCK unlocks, TIOCGPTN names the
+    // terminal end (linux/include/uapi/asm-generic/ioctls.h).
+    var unlock: Int32 = 0
+    var number: UInt32 = 0
+    guard ioctl(master, UInt(0x4004_5431), &unlock) == 0 else { close(master); throw failure("TIOCSPTLCK") }
+    guard ioctl(master, UInt(0x8004_5430), &number) == 0 else { close(master); throw failure("TIOCGPTN") }
+    let path = "/dev/pts/\(number)"
+    #else
+    guard grantpt(master) == 0, unlockpt(master) == 0, let name = ptsname(master) else { close(master); throw failure("ptsname") }
+    let path = String(cString: name)
+    #endif
+    let terminal = open(path, O_RDWR | O_NOCTTY)
+    guard terminal >= 0 else { close(master); throw failure(path) }
+    return (master, terminal)
 }

@@ -18,8 +18,17 @@ public final class TraceInput: ByteSource {
     /// Opens `path` (`-` for standard input) and looks at its first bytes.
     /// - Throws: ``TraceError``: `.io` when it cannot be opened or read, `.data` for a
     ///   directory or an invalid gzip header.
-    public init(path: String) throws(TraceError) {
-        file = try FileByteSource(path: path)
+    public convenience init(path: String) throws(TraceError) {
+        try self.init(file: try FileByteSource(path: path))
+    }
+
+    /// Looks at the first bytes of a file already opened: this is the first read, so a
+    /// caller that wants to say something before it blocks on a terminal (see
+    /// ``FileByteSource/isInteractive``) opens the file itself and says it first.
+    /// - Throws: ``TraceError``: `.io` when it cannot be read, `.data` for an invalid gzip
+    ///   header.
+    public init(file: FileByteSource) throws(TraceError) {
+        self.file = file
         var lookahead = LookaheadSource(base: file)
         if try lookahead.peek(2) == [0x1F, 0x8B] {
             isCompressed = true
