@@ -17,10 +17,15 @@ public enum TraceFormat: String, Sendable, Hashable, CaseIterable {
     case csv
     /// `{"refreshRate": …, "ticks": [{"timestamp": …, "targetTimestamp": …, "segment": …}]}`.
     case json
+    /// Android's `dumpsys SurfaceFlinger --latency <layer>`: the refresh period in ns, then
+    /// desired, actual and ready times per frame (docs/traces.md).
+    case surfaceFlingerLatency = "surfaceflinger-latency"
 
-    /// The format of a trace whose content begins with `prefix`: JSON when the first
-    /// character that is not white space (after a byte-order mark) is `{`, else CSV.
+    /// The format of a trace whose content begins with `prefix`: SurfaceFlinger latency when
+    /// the first line is a whole number alone; JSON when the first
+    /// character that is not white space (after a byte-order mark) is `{`; else CSV.
     public static func detect(prefix: some Collection<UInt8>) -> TraceFormat {
+        if SurfaceFlingerLatencyReader.matches(prefix: prefix) { return .surfaceFlingerLatency }
         var bytes = prefix.makeIterator()
         var position = 0
         while let byte = bytes.next() {

@@ -19,12 +19,15 @@ public struct TraceReader: Sendable {
     /// - Parameters:
     ///   - format: The format, or `nil` to detect it from the first bytes.
     ///   - progress: Called with the number of bytes read so far, once per chunk.
+    ///   - note: Called with what a person should know about the reading that is not an
+    ///     error (rows without data that were skipped, with how many).
     ///   - handle: Called for each event with the 1-based line it starts on; an error it throws stops the read.
     /// - Throws: ``TraceError`` for unreadable or malformed input.
     public func read<Source: ByteSource>(
         from source: inout Source,
         format: TraceFormat? = nil,
         progress: (Int) -> Void = { _ in },
+        note: (String) -> Void = { _ in },
         _ handle: (TraceEvent, _ line: Int) throws(TraceError) -> Void
     ) throws(TraceError) {
         var peeking = LookaheadSource(base: source)
@@ -33,13 +36,15 @@ public struct TraceReader: Sendable {
         switch resolved {
         case .csv: try CSVTraceReader(file: file).read(from: &peeking, progress: progress, handle)
         case .json: try JSONTraceReader(file: file).read(from: &peeking, progress: progress, handle)
+        case .surfaceFlingerLatency:
+            try SurfaceFlingerLatencyReader(file: file).read(from: &peeking, progress: progress, note: note, handle)
         }
         source = peeking.base
     }
 
     /// Reads a whole trace into an analyzer: the common case of `analyze` and `check`.
     ///
-    /// A declared refresh rate applies to ticks without a target, unless
+    /// `format` is the trace's format, or `nil` to detect it from the first bytes. A declared refresh rate applies to ticks without a target, unless
     /// `refreshRateOverride` (Hz) is given, which wins. Where neither is known, the rate
     /// is inferred from the ticks (``RefreshRateInference``: twenty steady intervals) and
     /// the report says so in ``RecordingReport/inferredRefreshRate``; the ticks before that
@@ -50,9 +55,11 @@ public struct TraceReader: Sendable {
     ///   carries the report of the events before the cut in ``TraceError/partialReport``.
     public func analyze<Source: ByteSource>(
         from source: inout Source,
+        format: TraceFormat? = nil,
         configuration: AnalyzerConfiguration = AnalyzerConfiguration(),
         refreshRateOverride: Double? = nil,
-        progress: (Int) -> Void = { _ in }
+        progress: (Int) -> Void = { _ in },
+        note: (String) -> Void = { _ in }
     ) throws(TraceError) -> RecordingReport {
         var analyzer = FrameAnalyzer(configuration: configuration)
         var refreshInterval = refreshRateOverride.map { 1 / $0 } ?? configuration.refreshInterval
@@ -77,7 +84,7 @@ public struct TraceReader: Sendable {
             for event in held { apply(event) }
         }
         do throws(TraceError) {
-            try read(from: &source, progress: progress) { (event: TraceEvent, line: Int) throws(TraceError) -> Void in
+            try read(from: &source, format: format, progress: progress, note: note) { (event: TraceEvent, line: Int) throws(TraceError) -> Void in
                 if case let .refreshRate(hz) = event, refreshRateOverride == nil {
                     refreshInterval = 1 / hz
                     flushWaiting()

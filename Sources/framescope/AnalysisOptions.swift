@@ -1,10 +1,14 @@
 import ArgumentParser
 import FramescopeCore
+import FramescopeTraces
 
 /// Options every command that analyzes traces shares.
 struct AnalysisOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Refresh rate in Hz for ticks without a targetTimestamp; overrides the trace's own '# refreshRate'.", valueName: "hz"))
     var refreshRate: Double?
+
+    @Option(name: .long, help: ArgumentHelp("The recordings' format, when detection from the content should not decide (docs/traces.md).", valueName: "format"))
+    var inputFormat: TraceFormat?
 
     @Option(name: .long, help: ArgumentHelp("A frame at least this long is a hang, in seconds.", valueName: "seconds"))
     var hangThreshold: Double = 0.25
@@ -37,3 +41,5 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
     case table
     case json
 }
+
+extension TraceFormat: ExpressibleByArgument {}

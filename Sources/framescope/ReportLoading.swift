@@ -42,7 +42,7 @@ struct ReportLoader {
         if head.isEmpty {
             throw CLIFailure(exitCode: CLIFailure.dataError, message: "\(input.name): is empty; expected a trace (CSV or JSON) or a report")
         }
-        if Self.isReportJSON(head) { return Loaded(name: input.name, report: try decodeReport(input)) }
+        if options.inputFormat == nil, Self.isReportJSON(head) { return Loaded(name: input.name, report: try decodeReport(input)) }
         var source = input
         let progress = ProgressLine(input: input)
         defer { progress.finish() }
@@ -64,12 +64,18 @@ struct ReportLoader {
     }
 
     private func analyze(_ source: inout TraceInput, progress: ProgressLine) -> Result<RecordingReport, TraceError> {
+        let name = source.name
         do throws(TraceError) {
-            return .success(try TraceReader(file: source.name).analyze(
+            return .success(try TraceReader(file: name).analyze(
                 from: &source,
+                format: options.inputFormat,
                 configuration: options.configuration,
                 refreshRateOverride: options.refreshRate,
-                progress: { _ in progress.update() }
+                progress: { _ in progress.update() },
+                note: { message in
+                    progress.finish()
+                    writeToStandardError("framescope: \(name): \(message)\n")
+                }
             ))
         } catch {
             return .failure(error)

@@ -1,0 +1,158 @@
+import FramescopeCore
+
+/// Reads Android's `dumpsys SurfaceFlinger --latency <layer>` output as a stream.
+///
+/// ```
+/// 16666667
+/// 96070354631117	96070372447472	96070354631117
+/// ```
+///
+/// The first line is the display's refresh period in nanoseconds. Each further line is one
+/// frame of the layer's history (at most the last 127): desired present time, actual
+/// present time and frame-ready time, nanoseconds of `CLOCK_MONOTONIC`, separated by tabs or
+/// spaces. Framescope makes one tick per frame at its **actual present time** (when it
+/// reached the screen) and declares the period as the refresh rate, so a gap of more than
+/// one period between two presents is a drop, as on iOS.
+///
+/// Rows without data are skipped and counted (``note``): `0 0 0` (the history is not full
+/// yet) and an actual present time of `INT64_MAX` (a frame whose present fence has not
+/// signalled). Rows must present in order; anything else is an error naming the line.
+struct SurfaceFlingerLatencyReader {
+    let file: String
+
+    /// The longest line accepted, in bytes (three 19-digit numbers and separators fit in 64).
+    static let maximumLineBytes = 256
+    /// The "pending fence" value `dumpsys` prints for a frame not yet presented.
+    static let pendingFence = Int64.max
+
+    func read<Source: ByteSource>(
+        from source: inout Source,
+        progress: (Int) -> Void,
+        note: (String) -> Void,
+        _ handle: (TraceEvent, _ line: Int) throws(TraceError) -> Void
+    ) throws(TraceError) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
+        defer { buffer.deallocate() }
+        var line: [UInt8] = []
+        line.reserveCapacity(Self.maximumLineBytes)
+        var lineNumber = 0
+        var total = 0
+        var state = State()
+        while true {
+            let count = try source.read(into: buffer)
+            if count == 0 { break }
+            total += count
+            for byte in buffer[0..<count] {
+                if byte == UInt8(ascii: "\n") {
+                    lineNumber += 1
+                    try state.take(line, lineNumber, file: file, handle)
+                    line.removeAll(keepingCapacity: true)
+                } else {
+                    guard line.count < Self.maximumLineBytes else {
+                        throw TraceError(kind: .data, file: file, line: lineNumber + 1, message: "line longer than \(Self.maximumLineBytes) bytes: not SurfaceFlinger latency output")
+                    }
+                    line.append(byte)
+                }
+            }
+            progress(total)
+        }
+        if !line.isEmpty {
+            lineNumber += 1
+            try state.take(line, lineNumber, file: file, handle)
+        }
+        guard state.period != nil else {
+            throw TraceError(kind: .data, file: file, line: 1, message: "is empty; expected the refresh period in nanoseconds on the first line")
+        }
+        if state.emptyRows > 0 {
+            note("skipped \(state.emptyRows) row\(state.emptyRows == 1 ? "" : "s") of 0 0 0 (no frame recorded yet)")
+        }
+        if state.pendingRows > 0 {
+            note("skipped \(state.pendingRows) frame\(state.pendingRows == 1 ? "" : "s") not yet presented (pending fence)")
+        }
+    }
+
+    /// What the lines so far have said.
+    private struct State {
+        var period: Int64?
+        var lastPresent: Int64?
+        var emptyRows = 0
+        var pendingRows = 0
+
+        mutating func take(_ bytes: [UInt8], _ number: Int, file: String,
+                           _ handle: (TraceEvent, _ line: Int) throws(TraceError) -> Void) throws(TraceError) {
+            let fields = Self.fields(bytes)
+            func refuse(_ message: String) -> TraceError {
+                TraceError(kind: .data, file: file, line: number, message: message)
+            }
+            if fields.isEmpty { return }
+            guard let period else {
+                guard fields.count == 1, let value = fields[0], value > 0 else {
+                    throw refuse("expected the refresh period in nanoseconds alone on the first line")
+                }
+                // Physics first: 1 Hz to 1,000 Hz.
+                guard (1_000_000...1_000_000_000).contains(value) else {
+                    throw refuse("refresh period \(value) ns is not a display's (1 ms to 1 s)")
+                }
+                self.period = value
+                try handle(.refreshRate(1e9 / Double(value)), number)
+                return
+            }
+            _ = period
+            guard fields.count == 3, let desired = fields[0], let actual = fields[1], let ready = fields[2] else {
+                throw refuse("expected three whole numbers (desired present, actual present, frame ready, in ns)")
+            }
+            if desired == 0, actual == 0, ready == 0 {
+                emptyRows += 1
+                return
+            }
+            if actual == SurfaceFlingerLatencyReader.pendingFence {
+                pendingRows += 1
+                return
+            }
+            guard actual > 0 else { throw refuse("actual present time \(actual) is not a time") }
+            if let lastPresent, actual <= lastPresent {
+                throw refuse("actual present time \(actual) is not after the previous frame's \(lastPresent)")
+            }
+            lastPresent = actual
+            try handle(.tick(FrameTick(timestamp: Double(actual) / 1e9, targetTimestamp: nil)), number)
+        }
+
+        /// The whitespace-separated fields of a line: each a non-negative whole number
+        /// within `Int64`, or nil when it is not one.
+        static func fields(_ bytes: [UInt8]) -> [Int64?] {
+            var fields: [Int64?] = []
+            var value: Int64? = nil
+            var inField = false
+            for byte in bytes + [UInt8(ascii: " ")] {
+                switch byte {
+                case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"):
+                    if inField { fields.append(value) }
+                    inField = false
+                    value = nil
+                case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    let digit = Int64(byte - UInt8(ascii: "0"))
+                    if !inField { inField = true; value = 0 }
+                    if let current = value {
+                        let (times, overflow) = current.multipliedReportingOverflow(by: 10)
+                        let (sum, overflowSum) = times.addingReportingOverflow(digit)
+                        value = overflow || overflowSum ? nil : sum
+                    }
+                default:
+                    // A letter or a sign: the field is not a number.
+                    inField = true
+                    value = nil
+                }
+            }
+            return fields
+        }
+    }
+
+    /// Whether `prefix` (the first bytes of a file) looks like this format: a first line
+    /// that is one whole number alone. No CSV trace starts so (its first line names its
+    /// columns), so the rows after it are judged by the reader, with errors naming them.
+    static func matches(prefix: some Collection<UInt8>) -> Bool {
+        guard let newline = prefix.firstIndex(of: UInt8(ascii: "\n")) else { return false }
+        let period = State.fields(Array(prefix[..<newline]))
+        return period.count == 1 && period[0] != nil
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+
+/// `framescope analyze` on other tools' recordings (docs/traces.md): the corpus of real
+/// files, detection without `--input-format`, and `--input-format` overriding detection.
+@Suite("framescope reads other tools' recordings")
+struct ImportCLITests {
+    static var corpus: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("shared/corpus")
+    }
+
+    /// The corpus files whose formats Framescope reads, with the frame count (measured
+    /// intervals plus first intervals) each must give.
+    static let readable: [(path: String, frames: Int)] = [
+        ("android-gfxinfo/aosp-studio-profiler_surfaceflinger-latency_127-frames.txt", 126),
+        ("android-gfxinfo/aosp-studio-profiler_surfaceflinger-latency_with-zero-rows.txt", 35),
+    ]
+
+    @Test("Every readable corpus file: exit 0 and a report, the format detected from the content", arguments: readable.map(\.path))
+    func corpusFile(path: String) throws {
+        let result = try CLI.run(["analyze", "--format", "json", Self.corpus.appendingPathComponent(path).path])
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        let frames = (report?["frames"] as? Int ?? -1) + (report?["firstFrames"] as? Int ?? -1)
+        #expect(frames == Self.readable.first { $0.path == path }?.frames)
+    }
+
+    @Test("--input-format overrides detection: a SurfaceFlinger dump read as CSV is refused naming line 1")
+    func inputFormatOverrides() throws {
+        let path = Self.corpus.appendingPathComponent(Self.readable[0].path).path
+        let forced = try CLI.run(["analyze", "--input-format", "csv", path])
+        #expect(forced.exitCode == 65)
+        #expect(forced.stderr.contains("\(path):1: missing header line"), "\(forced.stderr)")
+        let named = try CLI.run(["analyze", "--input-format", "surfaceflinger-latency", path])
+        #expect(named.exitCode == 0, "\(named.stderr)")
+        let unknown = try CLI.run(["analyze", "--input-format", "excel", path])
+        #expect(unknown.exitCode == 64)
+        #expect(unknown.stderr.contains("surfaceflinger-latency"))
+    }
+}
