@@ -199,6 +199,11 @@ struct DenseDurationHistogram: Sendable {
         counts[bucket] &+= 1
     }
 
+    /// Records `count` durations in `bucket`, saturating.
+    mutating func record(bucket: Int, count: Int) {
+        counts[bucket] = counts[bucket].addingSaturated(count)
+    }
+
     /// The sparse form. O(bucketCount).
     func compacted() -> DurationHistogram {
         var buckets: [DurationHistogram.Bucket] = []

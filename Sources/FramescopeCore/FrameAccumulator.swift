@@ -53,6 +53,35 @@ package struct FrameAccumulator: Sendable {
         if tracksWindows { windows.count(frame, endingAt: timestamp) }
     }
 
+    /// Counts `count` intervals like `frame`, whose times are unknown (another tool's
+    /// histogram bucket): every counter as ``record(_:endingAt:)`` would make it, saturating,
+    /// and no FPS window.
+    package mutating func record(_ frame: FrameSample, count: Int) {
+        guard count > 0 else { return }
+        counters.frames = counters.frames.addingSaturated(count)
+        counters.durationNanoseconds.add(frame.durationNanoseconds, times: count)
+        if frame.duration < shortestFrame { shortestFrame = frame.duration }
+        if frame.duration > longestFrame { longestFrame = frame.duration }
+        let dropped = frame.droppedFrames
+        if dropped > 0 {
+            counters.droppedFrames = counters.droppedFrames.addingSaturated(dropped.multipliedSaturated(by: count))
+            counters.dropEvents = counters.dropEvents.addingSaturated(count)
+            if dropped > counters.maxDroppedFrames { counters.maxDroppedFrames = dropped }
+            counters.hitchTimeNanoseconds.add(frame.latenessNanoseconds, times: count)
+        }
+        if frame.duration >= hangThreshold {
+            counters.hangs = counters.hangs.addingSaturated(count)
+            counters.hangTimeNanoseconds.add(frame.durationNanoseconds, times: count)
+        }
+        if frame.duration >= frozenThreshold {
+            counters.frozenFrames = counters.frozenFrames.addingSaturated(count)
+        } else if dropped > 0 {
+            counters.slowFrames = counters.slowFrames.addingSaturated(count)
+        }
+        durations.record(bucket: frame.durationBucket, count: count)
+        rates.add(frame.refreshRate, count: count)
+    }
+
     /// Counts the first interval after a start: kept apart from every other figure.
     mutating func recordFirst(_ frame: FrameSample) {
         counters.firstFrames &+= 1

@@ -139,6 +139,30 @@ public struct FrameAnalyzer: Sendable {
         return .rejected(reason)
     }
 
+    /// Records `count` frames known only by their duration, such as a bucket of another
+    /// tool's frame-time histogram, whose order and times are lost.
+    ///
+    /// Each counts as a measured interval of `duration` on a display refreshing every
+    /// `refreshInterval`: in frames, drops, hitch time, hangs, slow and frozen frames, the
+    /// duration histogram and the refresh rates, exactly as a tick `duration` after the
+    /// previous one would (a frame shorter than the interval counts as the interval, as an
+    /// early frame does). They form no FPS window, belong to no segment, and leave the tick
+    /// sequence untouched.
+    /// - Parameters:
+    ///   - duration: Seconds per frame; more than 0 and at most ``maximumTickGap``.
+    ///   - count: How many frames; 0 records nothing.
+    ///   - refreshInterval: The display's refresh interval in seconds, within
+    ///     ``refreshIntervalRange``.
+    /// - Returns: `false`, recording nothing, when a value is outside those ranges.
+    @discardableResult
+    public mutating func recordFrames(duration: Double, count: Int, refreshInterval: Double) -> Bool {
+        guard duration > 0, duration <= Self.maximumTickGap, count >= 0,
+              Self.refreshIntervalRange.contains(refreshInterval) else { return false }
+        let frame = FrameInterval(previousTimestamp: 0, previousTarget: refreshInterval, timestamp: duration)
+        outside.record(FrameSample(frame, start: 0, refreshRate: frame.refreshRate), count: count)
+        return true
+    }
+
     /// Starts a segment named `label`; an open segment is ended first.
     ///
     /// An interval belongs to the segment of the tick that ends it, so intervals

@@ -10,4 +10,11 @@ extension Int {
         let (sum, overflow) = addingReportingOverflow(other)
         return overflow ? (other > 0 ? .max : .min) : sum
     }
+
+    /// `self × other`, clamped to `Int.min...Int.max` instead of trapping.
+    @inlinable
+    public func multipliedSaturated(by other: Int) -> Int {
+        let (product, overflow) = multipliedReportingOverflow(by: other)
+        return overflow ? ((self < 0) == (other < 0) ? .max : .min) : product
+    }
 }

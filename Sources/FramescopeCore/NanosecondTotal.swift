@@ -90,6 +90,14 @@ public struct NanosecondTotal: Sendable, Hashable, Comparable, ExpressibleByInte
         }
     }
 
+    /// Adds non-negative `nanoseconds` `count` times (a histogram bucket's frames), without
+    /// a trap: the product is taken in 128 bits, and the sum saturates at ``max``.
+    public mutating func add(_ nanoseconds: Int64, times count: Int) {
+        guard nanoseconds > 0, count > 0 else { return }
+        let product = UInt64(nanoseconds).multipliedFullWidth(by: UInt64(count))
+        self += NanosecondTotal(high: product.high, low: product.low)
+    }
+
     /// The sum, saturating at ``max``.
     public static func + (lhs: NanosecondTotal, rhs: NanosecondTotal) -> NanosecondTotal {
         let (low, carry) = lhs.low.addingReportingOverflow(rhs.low)

@@ -1,9 +1,10 @@
 /// A recording report encodes as its whole report's object (DESIGN §3) with two more
 /// keys: `motion` (a report of the same shape, or `null`) and `segments`
-/// (`[{"label", "report"}]`), and `inferredRefreshRate` (Hz) when the rate was inferred.
+/// (`[{"label", "report"}]`), `inferredRefreshRate` (Hz) when the rate was inferred, and
+/// `toolFigures` (``ToolFigure``) when the recording's tool printed figures of its own.
 extension RecordingReport: Codable {
     enum CodingKeys: String, CodingKey {
-        case motion, segments, inferredRefreshRate
+        case motion, segments, inferredRefreshRate, toolFigures
     }
 
     /// Encodes the whole report's keys, then `motion` and `segments`.
@@ -13,6 +14,7 @@ extension RecordingReport: Codable {
         try container.encode(motion, forKey: .motion)
         try container.encode(segments, forKey: .segments)
         try container.encodeIfPresent(inferredRefreshRate, forKey: .inferredRefreshRate)
+        if !toolFigures.isEmpty { try container.encode(toolFigures, forKey: .toolFigures) }
     }
 
     /// Decodes a report written by ``encode(to:)``. Without `segments`, `motion` is
@@ -31,6 +33,7 @@ extension RecordingReport: Codable {
             }
         }
         inferredRefreshRate = try container.decodeIfPresent(Double.self, forKey: .inferredRefreshRate)
+        toolFigures = try container.decodeIfPresent([ToolFigure].self, forKey: .toolFigures) ?? []
     }
 }
 

@@ -13,6 +13,9 @@ public struct RecordingReport: Sendable, Hashable {
     /// The refresh rate in Hz inferred from the ticks, when the recording gave neither
     /// target timestamps nor a rate (``RefreshRateInference``); `nil` otherwise.
     public var inferredRefreshRate: Double?
+    /// Figures the recording's own tool printed, beside which Framescope's are shown
+    /// (another tool's recording only; empty otherwise).
+    public var toolFigures: [ToolFigure] = []
 
     /// Creates a report; `motion` is the merge of `segments`.
     public init(whole: FrameReport, segments: [SegmentReport] = []) {
@@ -42,6 +45,7 @@ public struct RecordingReport: Sendable, Hashable {
             break
         }
         segments.append(contentsOf: other.segments)
+        toolFigures.append(contentsOf: other.toolFigures)
     }
 
     /// The report of both recordings.

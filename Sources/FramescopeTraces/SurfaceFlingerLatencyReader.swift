@@ -31,34 +31,10 @@ struct SurfaceFlingerLatencyReader {
         note: (String) -> Void,
         _ handle: (TraceEvent, _ line: Int) throws(TraceError) -> Void
     ) throws(TraceError) {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
-        defer { buffer.deallocate() }
-        var line: [UInt8] = []
-        line.reserveCapacity(Self.maximumLineBytes)
-        var lineNumber = 0
-        var total = 0
         var state = State()
-        while true {
-            let count = try source.read(into: buffer)
-            if count == 0 { break }
-            total += count
-            for byte in buffer[0..<count] {
-                if byte == UInt8(ascii: "\n") {
-                    lineNumber += 1
-                    try state.take(line, lineNumber, file: file, handle)
-                    line.removeAll(keepingCapacity: true)
-                } else {
-                    guard line.count < Self.maximumLineBytes else {
-                        throw TraceError(kind: .data, file: file, line: lineNumber + 1, message: "line longer than \(Self.maximumLineBytes) bytes: not SurfaceFlinger latency output")
-                    }
-                    line.append(byte)
-                }
-            }
-            progress(total)
-        }
-        if !line.isEmpty {
-            lineNumber += 1
-            try state.take(line, lineNumber, file: file, handle)
+        let lines = LineSplitter(file: file, maximumLineBytes: Self.maximumLineBytes, formatName: "SurfaceFlinger latency output")
+        try lines.forEachLine(of: &source, progress: progress) { (line, number) throws(TraceError) in
+            try state.take(line, number, file: file, handle)
         }
         guard state.period != nil else {
             throw TraceError(kind: .data, file: file, line: 1, message: "is empty; expected the refresh period in nanoseconds on the first line")

@@ -1,7 +1,7 @@
 import FramescopeCore
 
-/// One thing a trace says, in order: a declared refresh rate, a tick, or a change
-/// of segment.
+/// One thing a trace says, in order: a declared refresh rate, a tick, a change of
+/// segment, frames known only by duration, or a figure of the recording's own tool.
 public enum TraceEvent: Sendable, Hashable {
     /// The trace declares its display's refresh rate, in Hz (`# refreshRate=60`).
     case refreshRate(Double)
@@ -9,6 +9,11 @@ public enum TraceEvent: Sendable, Hashable {
     case segment(String?)
     /// One display tick.
     case tick(FrameTick)
+    /// `count` frames of `duration` seconds whose times are unknown: a bucket of another
+    /// tool's frame-time histogram (``FrameAnalyzer/recordFrames(duration:count:refreshInterval:)``).
+    case frames(duration: Double, count: Int)
+    /// A figure the recording's tool printed of its own, shown beside Framescope's.
+    case toolFigure(ToolFigure)
 }
 
 /// The trace formats Framescope reads (DESIGN §3).
@@ -20,11 +25,16 @@ public enum TraceFormat: String, Sendable, Hashable, CaseIterable {
     /// Android's `dumpsys SurfaceFlinger --latency <layer>`: the refresh period in ns, then
     /// desired, actual and ready times per frame (docs/traces.md).
     case surfaceFlingerLatency = "surfaceflinger-latency"
+    /// Android's `dumpsys gfxinfo <package>` summary: its frame-time histogram and its own
+    /// figures (docs/traces.md).
+    case gfxinfo
 
-    /// The format of a trace whose content begins with `prefix`: SurfaceFlinger latency when
+    /// The format of a trace whose content begins with `prefix`: gfxinfo when it holds the
+    /// dump's banner or a process header; SurfaceFlinger latency when
     /// the first line is a whole number alone; JSON when the first
     /// character that is not white space (after a byte-order mark) is `{`; else CSV.
     public static func detect(prefix: some Collection<UInt8>) -> TraceFormat {
+        if GfxinfoReader.matches(prefix: prefix) { return .gfxinfo }
         if SurfaceFlingerLatencyReader.matches(prefix: prefix) { return .surfaceFlingerLatency }
         var bytes = prefix.makeIterator()
         var position = 0

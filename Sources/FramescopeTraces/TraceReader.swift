@@ -36,6 +36,8 @@ public struct TraceReader: Sendable {
         switch resolved {
         case .csv: try CSVTraceReader(file: file).read(from: &peeking, progress: progress, handle)
         case .json: try JSONTraceReader(file: file).read(from: &peeking, progress: progress, handle)
+        case .gfxinfo:
+            try GfxinfoReader(file: file).read(from: &peeking, progress: progress, note: note, handle)
         case .surfaceFlingerLatency:
             try SurfaceFlingerLatencyReader(file: file).read(from: &peeking, progress: progress, note: note, handle)
         }
@@ -68,6 +70,7 @@ public struct TraceReader: Sendable {
         // Events held while the rate is being inferred, with the line of the first tick.
         var waiting: [TraceEvent] = []
         var firstWaitingLine = 0
+        var toolFigures: [ToolFigure] = []
         func apply(_ event: TraceEvent) {
             switch event {
             case let .refreshRate(hz):
@@ -76,6 +79,14 @@ public struct TraceReader: Sendable {
                 if let label { analyzer.beginSegment(label) } else { analyzer.endSegment() }
             case let .tick(tick):
                 analyzer.recordTick(timestamp: tick.timestamp, targetTimestamp: tick.targetTimestamp, refreshInterval: refreshInterval)
+            case let .frames(duration, count):
+                if refreshInterval == nil {
+                    refreshInterval = 1 / Self.assumedRefreshRate
+                    note("the recording does not say the display's refresh rate: frames measured at \(Int(Self.assumedRefreshRate)) Hz (pass --refresh-rate to set it)")
+                }
+                analyzer.recordFrames(duration: duration, count: count, refreshInterval: refreshInterval ?? 1 / Self.assumedRefreshRate)
+            case let .toolFigure(figure):
+                toolFigures.append(figure)
             }
         }
         func flushWaiting() {
@@ -112,6 +123,7 @@ public struct TraceReader: Sendable {
             analyzer.endSegment()
             var report = analyzer.report()
             report.inferredRefreshRate = inferred
+            report.toolFigures = toolFigures
             cut.partialReport = report
             throw cut
         }
@@ -119,8 +131,13 @@ public struct TraceReader: Sendable {
         analyzer.endSegment()
         var report = analyzer.report()
         report.inferredRefreshRate = inferred
+        report.toolFigures = toolFigures
         return report
     }
+
+    /// The refresh rate, in Hz, that frames known only by duration are measured at when
+    /// neither the recording nor `--refresh-rate` gives one (said in a note).
+    public static let assumedRefreshRate = 60.0
 
     /// Most events held while a refresh rate is inferred.
     static let maximumWaitingEvents = 100_000

@@ -37,6 +37,7 @@ func renderReport(_ report: RecordingReport) -> String {
     }
     table.rows.append(["refreshRates", refreshRatesText(report.whole)] + (report.motion.map { [refreshRatesText($0)] } ?? []))
     var text = table.render()
+    if !report.toolFigures.isEmpty { text += "\n\n" + renderToolFigures(report) }
     if !report.segments.isEmpty {
         var segments = TextTable(header: ["segment", "frames", "dropEvents", "maxDroppedFrames", "hitchRatio", "averageFPS", "frameDuration.p95"])
         for segment in report.segments {
@@ -54,4 +55,33 @@ func renderReport(_ report: RecordingReport) -> String {
 /// "60 Hz: 1200, 120 Hz: 30" — frames per nominal refresh rate.
 func refreshRatesText(_ report: FrameReport) -> String {
     report.refreshRates.entries.isEmpty ? "—" : report.refreshRates.entries.map { "\($0.key) Hz: \($0.count)" }.joined(separator: ", ")
+}
+
+/// The recording's own tool's figures beside Framescope's: the figure's value as the tool
+/// printed it, then Framescope's exact figure for the same thing, or its metrics for the
+/// nearest things in the same report.
+func renderToolFigures(_ report: RecordingReport) -> String {
+    let tools = report.toolFigures.reduce(into: [String]()) { if !$0.contains($1.tool) { $0.append($1.tool) } }
+    return tools.map { tool in
+        var table = TextTable(header: ["\(tool)'s figure", tool, "Framescope"])
+        for figure in report.toolFigures where figure.tool == tool {
+            let ours: String
+            if let own = figure.framescope {
+                let names = figure.metrics.map(\.rawValue).joined(separator: ", ")
+                ours = "\(formatToolValue(own)) \(figure.unit)" + (names.isEmpty ? "" : " (\(names) by Framescope's rule)")
+            } else if figure.metrics.isEmpty {
+                ours = "—"
+            } else {
+                ours = figure.metrics.map { "\($0.rawValue) \(cell($0, report.whole))" }.joined(separator: ", ")
+            }
+            table.rows.append([figure.label, "\(formatToolValue(figure.value)) \(figure.unit)", ours])
+        }
+        return table.render()
+    }.joined(separator: "\n\n")
+}
+
+/// A tool's figure: whole numbers as they are, others rounded to two decimals.
+func formatToolValue(_ value: Double) -> String {
+    if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+    return String((value * 100).rounded() / 100)
 }

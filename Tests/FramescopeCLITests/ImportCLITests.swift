@@ -15,6 +15,8 @@ struct ImportCLITests {
     static let readable: [(path: String, frames: Int)] = [
         ("android-gfxinfo/aosp-studio-profiler_surfaceflinger-latency_127-frames.txt", 126),
         ("android-gfxinfo/aosp-studio-profiler_surfaceflinger-latency_with-zero-rows.txt", 35),
+        ("android-gfxinfo/flashlight_gfxinfo-summary_android12plus.txt", 21),
+        ("android-gfxinfo/flashlight_reactnativefeed_gfxinfo-summary.txt", 35_360),
     ]
 
     @Test("Every readable corpus file: exit 0 and a report, the format detected from the content", arguments: readable.map(\.path))
@@ -37,5 +39,20 @@ struct ImportCLITests {
         let unknown = try CLI.run(["analyze", "--input-format", "excel", path])
         #expect(unknown.exitCode == 64)
         #expect(unknown.stderr.contains("surfaceflinger-latency"))
+    }
+
+    @Test("A gfxinfo dump prints its own figures beside Framescope's, and a budget can fail on it")
+    func gfxinfoTable() throws {
+        let path = Self.corpus.appendingPathComponent("android-gfxinfo/flashlight_gfxinfo-summary_android12plus.txt").path
+        let result = try CLI.run(["analyze", path])
+        #expect(result.exitCode == 0)
+        #expect(result.stdout.contains("gfxinfo's figure"))
+        #expect(result.stdout.range(of: #"Janky frames +4 frames +slowFrames 4, frozenFrames 0"#, options: .regularExpression) != nil, "\(result.stdout)")
+        #expect(result.stdout.range(of: #"99th percentile +200 ms +200 ms \(frameDuration.p99 by Framescope's rule\)"#, options: .regularExpression) != nil)
+        #expect(result.stderr.contains("frames measured at 60 Hz (pass --refresh-rate to set it)"))
+        let directory = try TemporaryDirectory()
+        let budget = try directory.file("budget.json", #"{"recording": {"frameDuration.p95": {"max": 0.05}}}"#)
+        let check = try CLI.run(["check", "--budget", budget, path])
+        #expect(check.exitCode == 1, "\(check.stdout)\(check.stderr)")
     }
 }
