@@ -40,10 +40,16 @@ public struct RefreshRateInference: Sendable {
         guard recent.count == Self.steadyIntervals else { return nil }
         let median = recent.sorted()[Self.steadyIntervals / 2]
         guard recent.allSatisfy({ abs($0 - median) <= 0.05 * median }) else { return nil }
-        let hz = 1 / median
-        if let common = Self.commonRates.min(by: { abs($0 - hz) < abs($1 - hz) }), abs(common - hz) <= 0.02 * common {
+        return Self.snapped(interval: median)
+    }
+
+    /// `interval` (seconds) moved to the nearest of ``commonRates`` when that rate is within
+    /// 2 % of it, else `interval` as it is.
+    public static func snapped(interval: Double) -> Double {
+        let hz = 1 / interval
+        if let common = commonRates.min(by: { abs($0 - hz) < abs($1 - hz) }), abs(common - hz) <= 0.02 * common {
             return 1 / common
         }
-        return median
+        return interval
     }
 }

@@ -12,6 +12,9 @@ public enum TraceEvent: Sendable, Hashable {
     /// `count` frames of `duration` seconds whose times are unknown: a bucket of another
     /// tool's frame-time histogram (``FrameAnalyzer/recordFrames(duration:count:refreshInterval:)``).
     case frames(duration: Double, count: Int)
+    /// `count` frames shown `lateness` seconds later than due, whose times are unknown: a
+    /// tool's list of hitches. Each counts as a frame one refresh interval plus `lateness` long.
+    case hitches(lateness: Double, count: Int)
     /// A figure the recording's tool printed of its own, shown beside Framescope's.
     case toolFigure(ToolFigure)
 }
@@ -28,13 +31,17 @@ public enum TraceFormat: String, Sendable, Hashable, CaseIterable {
     /// Android's `dumpsys gfxinfo <package>` summary: its frame-time histogram and its own
     /// figures (docs/traces.md).
     case gfxinfo
+    /// Instruments' `xctrace export` XML of a hitch, hang or display table (docs/traces.md).
+    case xctrace
 
     /// The format of a trace whose content begins with `prefix`: gfxinfo when it holds the
-    /// dump's banner or a process header; SurfaceFlinger latency when
+    /// dump's banner or a process header; xctrace when it holds `<trace-query-result`;
+    /// SurfaceFlinger latency when
     /// the first line is a whole number alone; JSON when the first
     /// character that is not white space (after a byte-order mark) is `{`; else CSV.
     public static func detect(prefix: some Collection<UInt8>) -> TraceFormat {
         if GfxinfoReader.matches(prefix: prefix) { return .gfxinfo }
+        if XctraceReader.matches(prefix: prefix) { return .xctrace }
         if SurfaceFlingerLatencyReader.matches(prefix: prefix) { return .surfaceFlingerLatency }
         var bytes = prefix.makeIterator()
         var position = 0

@@ -36,6 +36,8 @@ public struct TraceReader: Sendable {
         switch resolved {
         case .csv: try CSVTraceReader(file: file).read(from: &peeking, progress: progress, handle)
         case .json: try JSONTraceReader(file: file).read(from: &peeking, progress: progress, handle)
+        case .xctrace:
+            try XctraceReader(file: file).read(from: &peeking, progress: progress, note: note, handle)
         case .gfxinfo:
             try GfxinfoReader(file: file).read(from: &peeking, progress: progress, note: note, handle)
         case .surfaceFlingerLatency:
@@ -71,6 +73,13 @@ public struct TraceReader: Sendable {
         var waiting: [TraceEvent] = []
         var firstWaitingLine = 0
         var toolFigures: [ToolFigure] = []
+        // Frames known only by duration need an interval; without one, 60 Hz, said once.
+        func knownInterval() -> Double {
+            if let refreshInterval { return refreshInterval }
+            refreshInterval = 1 / Self.assumedRefreshRate
+            note("the recording does not say the display's refresh rate: frames measured at \(Int(Self.assumedRefreshRate)) Hz (pass --refresh-rate to set it)")
+            return 1 / Self.assumedRefreshRate
+        }
         func apply(_ event: TraceEvent) {
             switch event {
             case let .refreshRate(hz):
@@ -80,11 +89,10 @@ public struct TraceReader: Sendable {
             case let .tick(tick):
                 analyzer.recordTick(timestamp: tick.timestamp, targetTimestamp: tick.targetTimestamp, refreshInterval: refreshInterval)
             case let .frames(duration, count):
-                if refreshInterval == nil {
-                    refreshInterval = 1 / Self.assumedRefreshRate
-                    note("the recording does not say the display's refresh rate: frames measured at \(Int(Self.assumedRefreshRate)) Hz (pass --refresh-rate to set it)")
-                }
-                analyzer.recordFrames(duration: duration, count: count, refreshInterval: refreshInterval ?? 1 / Self.assumedRefreshRate)
+                analyzer.recordFrames(duration: duration, count: count, refreshInterval: knownInterval())
+            case let .hitches(lateness, count):
+                let interval = knownInterval()
+                analyzer.recordFrames(duration: interval + lateness, count: count, refreshInterval: interval)
             case let .toolFigure(figure):
                 toolFigures.append(figure)
             }

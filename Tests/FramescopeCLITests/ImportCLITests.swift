@@ -17,6 +17,12 @@ struct ImportCLITests {
         ("android-gfxinfo/aosp-studio-profiler_surfaceflinger-latency_with-zero-rows.txt", 35),
         ("android-gfxinfo/flashlight_gfxinfo-summary_android12plus.txt", 21),
         ("android-gfxinfo/flashlight_reactnativefeed_gfxinfo-summary.txt", 35_360),
+        ("xctrace/xcode27_display-surface-swap.xml", 11),
+        ("xctrace/xcode27_display-vsyncs-interval.xml", 9),
+        ("xctrace/xcode27_displayed-surfaces-interval.xml", 11),
+        ("xctrace/xcode27_hitches-renders.xml", 11),
+        ("xctrace/xcode27_hitches.xml", 11),
+        ("xctrace/xcode27_potential-hangs.xml", 23),
     ]
 
     @Test("Every readable corpus file: exit 0 and a report, the format detected from the content", arguments: readable.map(\.path))

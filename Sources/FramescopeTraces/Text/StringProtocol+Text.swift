@@ -1,0 +1,29 @@
+/// Text helpers the readers share for names and labels that come from a file.
+extension StringProtocol {
+    /// The text without leading and trailing spaces, tabs and carriage returns.
+    func trimmingWhitespace() -> Substring {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\r\n" }
+        let text = Substring(self)
+        guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) }) else { return "" }
+        return text[first...last]
+    }
+
+    /// The text with every control character (C0, DEL, C1) replaced by U+FFFD, so that a
+    /// name from a file cannot move a terminal's cursor or colour its output.
+    func printable() -> String {
+        var scalars = String.UnicodeScalarView()
+        for scalar in self.unicodeScalars {
+            let value = scalar.value
+            scalars.append(value < 0x20 || (0x7F...0x9F).contains(value) ? "\u{FFFD}" : scalar)
+        }
+        return String(scalars)
+    }
+
+    /// `** Graphics info for pid 1 [app] **` without its stars: `Graphics info for pid 1 [app]`.
+    func replacingStars() -> String {
+        var text = Substring(self).trimmingWhitespace()
+        while text.hasPrefix("*") { text = text.dropFirst() }
+        while text.hasSuffix("*") { text = text.dropLast() }
+        return String(text.trimmingWhitespace())
+    }
+}

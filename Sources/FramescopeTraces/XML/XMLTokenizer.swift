@@ -1,0 +1,195 @@
+/// A streaming tokenizer for the XML that `xctrace export` writes: start tags with their
+/// attributes, end tags and text, in bounded memory, from any ``ByteSource``.
+///
+/// It reads well-formed XML 1.0 as a sequence of tokens and skips what carries no data
+/// for a reader of tables: the XML declaration, processing instructions, comments and a
+/// document type declaration. Character data of CDATA sections is text. It does not check
+/// that end tags match their start tags (the caller tracks depth), and it expands only the
+/// five predefined entities and character references (``XMLTokenizer/decode(_:)``); a
+/// document that declares its own entities is read with them left as written.
+///
+/// Why not Foundation's `XMLParser`: see `docs/decisions.md` ("An XML tokenizer of our own").
+struct XMLTokenizer {
+    /// A token. Its byte arrays are valid only during the callback.
+    enum Token {
+        /// `<name a="1">` or `<name a="1"/>` (then `selfClosing`).
+        case start(name: ArraySlice<UInt8>, attributes: [(name: ArraySlice<UInt8>, value: ArraySlice<UInt8>)], selfClosing: Bool)
+        /// `</name>`.
+        case end(name: ArraySlice<UInt8>)
+        /// Character data between tags, entities not yet expanded (raw), or a CDATA section's content.
+        case text(ArraySlice<UInt8>, raw: Bool)
+    }
+
+    let file: String
+    /// The longest tag or run of text accepted, in bytes.
+    static let maximumTokenBytes = 1 << 20
+
+    /// Calls `handle` with each token of `source`, and the 1-based line it starts on.
+    func tokens<Source: ByteSource>(
+        of source: inout Source,
+        progress: (Int) -> Void,
+        _ handle: (Token, _ line: Int) throws(TraceError) -> Void
+    ) throws(TraceError) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
+        defer { buffer.deallocate() }
+        var token: [UInt8] = []
+        token.reserveCapacity(4096)
+        var inTag = false
+        var quote: UInt8 = 0
+        var line = 1
+        var tokenLine = 1
+        var total = 0
+        var attributes: [(name: ArraySlice<UInt8>, value: ArraySlice<UInt8>)] = []
+        func refuse(_ message: String) -> TraceError {
+            TraceError(kind: .data, file: file, line: tokenLine, message: message)
+        }
+        while true {
+            let count = try source.read(into: buffer)
+            if count == 0 { break }
+            total += count
+            for byte in buffer[0..<count] {
+                if byte == UInt8(ascii: "\n") { line += 1 }
+                if !inTag {
+                    if byte == UInt8(ascii: "<") {
+                        if !token.isEmpty {
+                            try handle(.text(token[...], raw: true), tokenLine)
+                            token.removeAll(keepingCapacity: true)
+                        }
+                        inTag = true
+                        quote = 0
+                        tokenLine = line
+                    } else {
+                        if token.isEmpty { tokenLine = line }
+                        guard token.count < Self.maximumTokenBytes else { throw refuse("text longer than \(Self.maximumTokenBytes) bytes without a tag") }
+                        token.append(byte)
+                    }
+                    continue
+                }
+                guard token.count < Self.maximumTokenBytes else { throw refuse("a tag longer than \(Self.maximumTokenBytes) bytes") }
+                if quote != 0 {
+                    if byte == quote { quote = 0 }
+                    token.append(byte)
+                    continue
+                }
+                if byte != UInt8(ascii: ">") {
+                    // Quotes delimit attribute values only inside a start tag.
+                    if (byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'")), token.first.map(Self.isNameStart) == true { quote = byte }
+                    token.append(byte)
+                    continue
+                }
+                // A '>' ends the tag unless it lies inside a comment or a CDATA section.
+                if token.starts(with: Self.commentOpen) {
+                    guard token.count >= 5, token.suffix(2).elementsEqual([UInt8(ascii: "-"), UInt8(ascii: "-")]) else { token.append(byte); continue }
+                } else if token.starts(with: Self.cdataOpen) {
+                    guard token.suffix(2).elementsEqual([UInt8(ascii: "]"), UInt8(ascii: "]")]), token.count >= Self.cdataOpen.count + 2 else { token.append(byte); continue }
+                    try handle(.text(token[Self.cdataOpen.count..<(token.count - 2)], raw: false), tokenLine)
+                    token.removeAll(keepingCapacity: true)
+                    inTag = false
+                    continue
+                }
+                try emitTag(token[...], &attributes, refuse, handle, tokenLine)
+                token.removeAll(keepingCapacity: true)
+                inTag = false
+            }
+            progress(total)
+        }
+        if inTag { throw refuse("the document ends inside a tag") }
+        if token.contains(where: { !Self.isSpace($0) }) { try handle(.text(token[...], raw: true), tokenLine) }
+    }
+
+    /// One tag's bytes between `<` and `>`, as a token (declarations and comments: none).
+    private func emitTag(
+        _ tag: ArraySlice<UInt8>,
+        _ attributes: inout [(name: ArraySlice<UInt8>, value: ArraySlice<UInt8>)],
+        _ refuse: (String) -> TraceError,
+        _ handle: (Token, _ line: Int) throws(TraceError) -> Void,
+        _ line: Int
+    ) throws(TraceError) {
+        guard let first = tag.first else { throw refuse("an empty tag '<>'") }
+        if first == UInt8(ascii: "?") || first == UInt8(ascii: "!") { return }
+        if first == UInt8(ascii: "/") {
+            let name = tag.dropFirst().prefix { !Self.isSpace($0) }
+            guard !name.isEmpty else { throw refuse("an end tag without a name") }
+            try handle(.end(name: name), line)
+            return
+        }
+        guard Self.isNameStart(first) else { throw refuse("'<' is not followed by a tag name") }
+        var body = tag
+        let selfClosing = body.last == UInt8(ascii: "/")
+        if selfClosing { body = body.dropLast() }
+        let name = body.prefix { !Self.isSpace($0) }
+        var rest = body.dropFirst(name.count)
+        attributes.removeAll(keepingCapacity: true)
+        while true {
+            rest = rest.drop(while: Self.isSpace)
+            if rest.isEmpty { break }
+            let attributeName = rest.prefix { $0 != UInt8(ascii: "=") && !Self.isSpace($0) }
+            rest = rest.dropFirst(attributeName.count).drop(while: Self.isSpace)
+            guard !attributeName.isEmpty, rest.first == UInt8(ascii: "=") else {
+                throw refuse("attribute '\(String(decoding: attributeName, as: UTF8.self).printable())' has no '=\"value\"'")
+            }
+            rest = rest.dropFirst().drop(while: Self.isSpace)
+            guard let open = rest.first, open == UInt8(ascii: "\"") || open == UInt8(ascii: "'") else {
+                throw refuse("attribute '\(String(decoding: attributeName, as: UTF8.self).printable())' has an unquoted value")
+            }
+            rest = rest.dropFirst()
+            guard let close = rest.firstIndex(of: open) else { throw refuse("an attribute value is not closed") }
+            attributes.append((attributeName, rest[..<close]))
+            rest = rest[rest.index(after: close)...]
+        }
+        try handle(.start(name: name, attributes: attributes, selfClosing: selfClosing), line)
+    }
+
+    static let commentOpen: [UInt8] = Array("!--".utf8)
+    static let cdataOpen: [UInt8] = Array("![CDATA[".utf8)
+
+    static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
+    static func isNameStart(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+            || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ":") || byte >= 0x80
+    }
+
+    /// `bytes` with the predefined entities (`&lt;` `&gt;` `&amp;` `&quot;` `&apos;`) and
+    /// character references (`&#65;`, `&#x41;`) expanded; anything else after `&` stays as
+    /// written. A reference to a scalar that is not one (a surrogate, past U+10FFFF, 0)
+    /// becomes U+FFFD.
+    static func decode(_ bytes: some Collection<UInt8>) -> String {
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard text.utf8.contains(UInt8(ascii: "&")) else { return text }
+        var result = String.UnicodeScalarView()
+        var scalars = text.unicodeScalars[...]
+        while let scalar = scalars.first {
+            scalars = scalars.dropFirst()
+            guard scalar == "&", let semicolon = scalars.prefix(12).firstIndex(of: ";") else {
+                result.append(scalar)
+                continue
+            }
+            let entity = String(String.UnicodeScalarView(scalars[..<semicolon]))
+            var expanded: Unicode.Scalar?
+            switch entity {
+            case "lt": expanded = "<"
+            case "gt": expanded = ">"
+            case "amp": expanded = "&"
+            case "quot": expanded = "\""
+            case "apos": expanded = "'"
+            default:
+                if entity.hasPrefix("#x") || entity.hasPrefix("#X") {
+                    expanded = UInt32(entity.dropFirst(2), radix: 16).map { Unicode.Scalar($0) ?? "\u{FFFD}" }
+                } else if entity.hasPrefix("#") {
+                    expanded = UInt32(entity.dropFirst()).map { Unicode.Scalar($0) ?? "\u{FFFD}" }
+                }
+                if expanded == "\u{0}" { expanded = "\u{FFFD}" }
+            }
+            if let expanded {
+                result.append(expanded)
+                scalars = scalars[scalars.index(after: semicolon)...]
+            } else {
+                result.append(scalar)
+            }
+        }
+        return String(result)
+    }
+}
