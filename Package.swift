@@ -113,7 +113,7 @@ let package = Package(
         ),
         .testTarget(name: "FramescopeCoreTests", dependencies: ["FramescopeCore", "FramescopeSimulation"]),
         .testTarget(name: "FramescopeSimulationTests", dependencies: ["FramescopeCore", "FramescopeSimulation"]),
-        .testTarget(name: "FramescopeTracesTests", dependencies: ["FramescopeCore", "FramescopeTraces"]),
+        .testTarget(name: "FramescopeTracesTests", dependencies: ["FramescopeCore", "FramescopeTraces", "FramescopeSimulation"]),
         .testTarget(name: "FramescopeJSONTests", dependencies: ["FramescopeJSON"]),
         .testTarget(name: "FramescopeTestingTests", dependencies: ["FramescopeCore", "FramescopeTesting"]),
         // Starting the package's built executables from tests and reading their output.
