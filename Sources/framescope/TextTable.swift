@@ -63,7 +63,7 @@ func refreshRatesText(_ report: FrameReport) -> String {
 func renderToolFigures(_ report: RecordingReport) -> String {
     let tools = report.toolFigures.reduce(into: [String]()) { if !$0.contains($1.tool) { $0.append($1.tool) } }
     return tools.map { tool in
-        var table = TextTable(header: ["\(tool)'s figure", tool, "Framescope"])
+        var table = TextTable(header: ["\(tool)\(tool.hasSuffix("s") ? "'" : "'s") figure", tool, "Framescope"])
         for figure in report.toolFigures where figure.tool == tool {
             let ours: String
             if let own = figure.framescope {
