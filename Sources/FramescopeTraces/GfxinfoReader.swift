@@ -78,7 +78,7 @@ struct GfxinfoReader {
         }
         let text = String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
         if text.hasPrefix("** Graphics info for pid ") {
-            processes.append(Process(header: text.printable(), line: number))
+            processes.append(Process(header: text.printable()))
             return
         }
         guard let colon = text.firstIndex(of: ":") else { return }
@@ -91,7 +91,7 @@ struct GfxinfoReader {
             return number
         }
         func current() -> Int {
-            if processes.isEmpty { processes.append(Process(header: nil, line: number)) }
+            if processes.isEmpty { processes.append(Process(header: nil)) }
             return processes.count - 1
         }
         switch key {
@@ -146,7 +146,6 @@ struct GfxinfoReader {
     private struct Process {
         /// `** Graphics info for pid 2599 [com.example] **`, or nil before any header.
         var header: String?
-        var line: Int
         var totalFrames: Int?
         var totalLine = 0
         /// "Janky frames" and the "Number …" lines, in order.

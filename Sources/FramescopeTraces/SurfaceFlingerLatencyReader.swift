@@ -61,7 +61,7 @@ struct SurfaceFlingerLatencyReader {
                 TraceError(kind: .data, file: file, line: number, message: message)
             }
             if fields.isEmpty { return }
-            guard let period else {
+            guard period != nil else {
                 guard fields.count == 1, let value = fields[0], value > 0 else {
                     throw refuse("expected the refresh period in nanoseconds alone on the first line")
                 }
@@ -73,7 +73,6 @@ struct SurfaceFlingerLatencyReader {
                 try handle(.refreshRate(1e9 / Double(value)), number)
                 return
             }
-            _ = period
             guard fields.count == 3, let desired = fields[0], let actual = fields[1], let ready = fields[2] else {
                 throw refuse("expected three whole numbers (desired present, actual present, frame ready, in ns)")
             }

@@ -84,7 +84,7 @@ struct XctraceReader {
         var text: [UInt8] = []
         var table: Table?
         var wanted: [Int?] = []           // per column: index into table.columns
-        var wantedTypes: Set<String> = []
+        var wantedTypes: [[UInt8]] = []   // element names of the columns read, for ids
         var tablesSeen: [String] = []
         var skippedTables: [String] = []
         // The row being read.
@@ -169,8 +169,7 @@ struct XctraceReader {
                 }
                 return
             }
-            let type = String(decoding: name, as: UTF8.self)
-            guard slot != nil || wantedTypes.contains(type) else { return }
+            guard slot != nil || wantedTypes.contains(where: { $0.elementsEqual(name) }) else { return }
             var id: Int?
             if let raw = attribute("id") {
                 guard let number = Int(String(decoding: raw, as: UTF8.self)) else { throw refuse(line, "id=\"\(String(decoding: raw, as: UTF8.self).printable())\" is not a number") }
@@ -233,7 +232,7 @@ struct XctraceReader {
             for (index, mnemonic) in table.columns.enumerated() where !wanted.contains(index) {
                 throw refuse(line, "table '\(name)' has no '\(mnemonic)' column")
             }
-            wantedTypes = Set(columns.enumerated().compactMap { wanted[$0.offset] == nil ? nil : $0.element.type })
+            wantedTypes = columns.enumerated().compactMap { wanted[$0.offset] == nil ? nil : Array($0.element.type.utf8) }
             if table.givesTicks { tickTables += 1 }
             pendingTicks = []
             rateDeclared = false

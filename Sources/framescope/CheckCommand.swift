@@ -64,11 +64,7 @@ func loadBudget(_ path: String) throws -> Budget {
     let name = displayName(path)
     let bytes: [UInt8]
     do throws(TraceError) {
-        let file = try FileByteSource(path: path)
-        if file.isInteractive {
-            writeToStandardError("framescope: reading a budget from standard input; pipe one in or name a file\n")
-        }
-        bytes = try TraceInput(file: file).readAll(limit: 1 << 20)
+        bytes = try TraceInput(file: try openAnnouncingTerminal(path, reading: "a budget")).readAll(limit: 1 << 20)
     } catch {
         throw CLIFailure(exitCode: error.kind == .io ? CLIFailure.ioError : CLIFailure.dataError,
                          message: "\(name): cannot read the budget: \(error.message)")

@@ -33,11 +33,7 @@ struct ReportLoader {
     }
 
     func loadInput(_ path: String) throws -> Loaded {
-        let file = try FileByteSource(path: path)
-        if file.isInteractive {
-            writeToStandardError("framescope: reading a recording from standard input; pipe one in or name a file\n")
-        }
-        let input = try TraceInput(file: file)
+        let input = try TraceInput(file: try openAnnouncingTerminal(path, reading: "a recording"))
         let head = try input.peek(64 << 10)
         if head.isEmpty {
             throw CLIFailure(exitCode: CLIFailure.dataError, message: "\(input.name): is empty; expected a trace (CSV or JSON) or a report")
@@ -98,6 +94,17 @@ struct ReportLoader {
             throw CLIFailure(exitCode: CLIFailure.dataError, message: "\(input.name): not a Framescope trace or report: \(describe(error))")
         }
     }
+}
+
+/// Opens `path` (`-`: standard input) and, when standard input is a terminal, says on
+/// stderr what the command waits for, before the first read could block.
+/// - Parameter what: what is read, for the message ("a recording", "a budget").
+func openAnnouncingTerminal(_ path: String, reading what: String) throws(TraceError) -> FileByteSource {
+    let file = try FileByteSource(path: path)
+    if file.isInteractive {
+        writeToStandardError("framescope: reading \(what) from standard input; pipe one in or name a file\n")
+    }
+    return file
 }
 
 /// The usage error when more than one of `paths` is `-`: standard input can be read once.

@@ -48,7 +48,7 @@ public enum WireText {
     }
 
     /// The kind of scalar that is refused, or `nil` for one that is allowed.
-    static func refusedKind(of scalar: Unicode.Scalar) -> String? {
+    package static func refusedKind(of scalar: Unicode.Scalar) -> String? {
         switch scalar.properties.generalCategory {
         case .control: "a control character"
         case .format: "a format character"

@@ -1,3 +1,5 @@
+import FramescopeCore
+
 /// Text helpers the readers share for names and labels that come from a file.
 extension StringProtocol {
     /// The text without leading and trailing spaces, tabs and carriage returns.
@@ -8,13 +10,13 @@ extension StringProtocol {
         return text[first...last]
     }
 
-    /// The text with every control character (C0, DEL, C1) replaced by U+FFFD, so that a
-    /// name from a file cannot move a terminal's cursor or colour its output.
+    /// The text with every scalar that `WireText` refuses (control, format, line and
+    /// paragraph separators, private use) replaced by U+FFFD, so that a name from a file
+    /// cannot move a terminal's cursor, colour its output or reverse what follows it.
     func printable() -> String {
         var scalars = String.UnicodeScalarView()
         for scalar in self.unicodeScalars {
-            let value = scalar.value
-            scalars.append(value < 0x20 || (0x7F...0x9F).contains(value) ? "\u{FFFD}" : scalar)
+            scalars.append(WireText.refusedKind(of: scalar) == nil ? scalar : "\u{FFFD}")
         }
         return String(scalars)
     }
