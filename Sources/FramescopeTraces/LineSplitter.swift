@@ -1,5 +1,13 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Splits a byte stream into lines for the line-oriented readers (SurfaceFlinger latency,
-/// gfxinfo), in bounded memory.
+/// gfxinfo, PresentMon), in bounded memory: one buffer of 1 MiB plus the longest line.
 struct LineSplitter {
     /// The file's name, for errors.
     let file: String
@@ -7,6 +15,9 @@ struct LineSplitter {
     let maximumLineBytes: Int
     /// The format's name for the error on an over-long line ("SurfaceFlinger latency output").
     let formatName: String
+
+    /// Bytes asked of the source per read.
+    static let chunkBytes = 1 << 20
 
     /// Calls `handle` with each line (without its `\n`; a `\r` before it is left for the
     /// caller to treat as white space) and its 1-based number; a last line without a `\n`
@@ -18,33 +29,64 @@ struct LineSplitter {
         progress: (Int) -> Void,
         _ handle: (_ line: [UInt8], _ number: Int) throws(TraceError) -> Void
     ) throws(TraceError) {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 8)
-        defer { buffer.deallocate() }
-        var line: [UInt8] = []
-        line.reserveCapacity(min(maximumLineBytes, 4096))
+        try forEachLineSlice(of: &source, progress: progress) { (line, number) throws(TraceError) in
+            try handle(Array(line), number)
+        }
+    }
+
+    /// Calls `handle` with each line as a view into the reader's buffer, valid only during
+    /// the call (without its `\n`), and its 1-based number; a last line without a `\n`
+    /// counts too.
+    /// - Throws: ``TraceError`` from the source or `handle`, or for a line longer than
+    ///   ``maximumLineBytes``.
+    func forEachLineSlice<Source: ByteSource>(
+        of source: inout Source,
+        progress: (Int) -> Void,
+        _ handle: (_ line: UnsafeRawBufferPointer, _ number: Int) throws(TraceError) -> Void
+    ) throws(TraceError) {
+        let capacity = Self.chunkBytes + maximumLineBytes + 1
+        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 8)
+        defer { storage.deallocate() }
+        guard let base = storage.baseAddress else { return }
+        var start = 0
+        var end = 0
         var number = 0
         var total = 0
+        var finished = false
         while true {
-            let count = try source.read(into: buffer)
-            if count == 0 { break }
-            total += count
-            for byte in buffer[0..<count] {
-                if byte == UInt8(ascii: "\n") {
-                    number += 1
-                    try handle(line, number)
-                    line.removeAll(keepingCapacity: true)
-                } else {
-                    guard line.count < maximumLineBytes else {
-                        throw TraceError(kind: .data, file: file, line: number + 1, message: "line longer than \(maximumLineBytes) bytes: not \(formatName)")
-                    }
-                    line.append(byte)
-                }
+            if start < end, let found = memchr(base + start, 0x0A, end - start) {
+                let stop = base.distance(to: found)
+                guard stop - start <= maximumLineBytes else { throw overLong(number + 1) }
+                number += 1
+                try handle(UnsafeRawBufferPointer(rebasing: storage[start..<stop]), number)
+                start = stop + 1
+                continue
             }
-            progress(total)
+            guard end - start <= maximumLineBytes else { throw overLong(number + 1) }
+            if finished {
+                if start < end {
+                    number += 1
+                    try handle(UnsafeRawBufferPointer(rebasing: storage[start..<end]), number)
+                }
+                return
+            }
+            if start > 0 {
+                if end > start { (base).copyMemory(from: base + start, byteCount: end - start) }
+                end -= start
+                start = 0
+            }
+            let count = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: storage[end..<min(capacity, end + Self.chunkBytes)]))
+            if count == 0 {
+                finished = true
+            } else {
+                end += count
+                total += count
+                progress(total)
+            }
         }
-        if !line.isEmpty {
-            number += 1
-            try handle(line, number)
-        }
+    }
+
+    private func overLong(_ line: Int) -> TraceError {
+        TraceError(kind: .data, file: file, line: line, message: "line longer than \(maximumLineBytes) bytes: not \(formatName)")
     }
 }

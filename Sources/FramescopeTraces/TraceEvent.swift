@@ -1,7 +1,8 @@
 import FramescopeCore
 
 /// One thing a trace says, in order: a declared refresh rate, a tick, a change of
-/// segment, frames known only by duration, or a figure of the recording's own tool.
+/// segment, frames known only by duration, a figure of the recording's own tool, or
+/// which of several sources the events that follow come from.
 public enum TraceEvent: Sendable, Hashable {
     /// The trace declares its display's refresh rate, in Hz (`# refreshRate=60`).
     case refreshRate(Double)
@@ -17,6 +18,9 @@ public enum TraceEvent: Sendable, Hashable {
     case hitches(lateness: Double, count: Int)
     /// A figure the recording's tool printed of its own, shown beside Framescope's.
     case toolFigure(ToolFigure)
+    /// The events from here on, until the next `source`, come from this source (an
+    /// application's swap chain, a renderer). Recordings of one source never say it.
+    case source(TraceSource)
 }
 
 /// The trace formats Framescope reads (DESIGN §3).
@@ -33,9 +37,13 @@ public enum TraceFormat: String, Sendable, Hashable, CaseIterable {
     case gfxinfo
     /// Instruments' `xctrace export` XML of a hitch, hang or display table (docs/traces.md).
     case xctrace
+    /// PresentMon's CSV (1.x, 2.x, OCAT, CapFrameX): one row per present of each
+    /// application's swap chain (docs/traces.md).
+    case presentMon = "presentmon"
 
     /// The format of a trace whose content begins with `prefix`: gfxinfo when it holds the
     /// dump's banner or a process header; xctrace when it holds `<trace-query-result`;
+    /// PresentMon when its first line is PresentMon's header;
     /// SurfaceFlinger latency when
     /// the first line is a whole number alone; JSON when the first
     /// character that is not white space (after a byte-order mark) is `{`; else CSV.
@@ -43,6 +51,7 @@ public enum TraceFormat: String, Sendable, Hashable, CaseIterable {
         if GfxinfoReader.matches(prefix: prefix) { return .gfxinfo }
         if XctraceReader.matches(prefix: prefix) { return .xctrace }
         if SurfaceFlingerLatencyReader.matches(prefix: prefix) { return .surfaceFlingerLatency }
+        if PresentMonReader.matches(prefix: prefix) { return .presentMon }
         var bytes = prefix.makeIterator()
         var position = 0
         while let byte = bytes.next() {

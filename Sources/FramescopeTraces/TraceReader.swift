@@ -40,6 +40,8 @@ public struct TraceReader: Sendable {
             try XctraceReader(file: file).read(from: &peeking, progress: progress, note: note, handle)
         case .gfxinfo:
             try GfxinfoReader(file: file).read(from: &peeking, progress: progress, note: note, handle)
+        case .presentMon:
+            try PresentMonReader(file: file).read(from: &peeking, progress: progress, note: note, handle)
         case .surfaceFlingerLatency:
             try SurfaceFlingerLatencyReader(file: file).read(from: &peeking, progress: progress, note: note, handle)
         }
@@ -54,93 +56,40 @@ public struct TraceReader: Sendable {
     /// the report says so in ``RecordingReport/inferredRefreshRate``; the ticks before that
     /// wait and are measured with it. A tick whose timestamp is not a number is a rejected
     /// tick whatever else it lacks.
+    ///
+    /// A recording of several sources (``TraceEvent/source(_:)``: PresentMon's applications
+    /// and swap chains, Chrome's renderers) is analyzed per source, and the report is that
+    /// of the source `process` names (its application or process ID; among several
+    /// matches, the one with the most ticks), or of the source with the most ticks; a note
+    /// names the others.
     /// - Throws: ``TraceError`` for unreadable input, or when ticks lack a target and no
-    ///   rate is declared or can be inferred. An input cut short (``TraceError/truncated``)
+    ///   rate is declared or can be inferred, or when `process` names no source of a
+    ///   recording that has sources. An input cut short (``TraceError/truncated``)
     ///   carries the report of the events before the cut in ``TraceError/partialReport``.
     public func analyze<Source: ByteSource>(
         from source: inout Source,
         format: TraceFormat? = nil,
         configuration: AnalyzerConfiguration = AnalyzerConfiguration(),
         refreshRateOverride: Double? = nil,
+        process: String? = nil,
         progress: (Int) -> Void = { _ in },
         note: (String) -> Void = { _ in }
     ) throws(TraceError) -> RecordingReport {
-        var analyzer = FrameAnalyzer(configuration: configuration)
-        var refreshInterval = refreshRateOverride.map { 1 / $0 } ?? configuration.refreshInterval
-        var inference = RefreshRateInference()
-        var inferred: Double?
-        // Events held while the rate is being inferred, with the line of the first tick.
-        var waiting: [TraceEvent] = []
-        var firstWaitingLine = 0
-        var toolFigures: [ToolFigure] = []
-        // Frames known only by duration need an interval; without one, 60 Hz, said once.
-        func knownInterval() -> Double {
-            if let refreshInterval { return refreshInterval }
-            refreshInterval = 1 / Self.assumedRefreshRate
-            note("the recording does not say the display's refresh rate: frames measured at \(Int(Self.assumedRefreshRate)) Hz (pass --refresh-rate to set it)")
-            return 1 / Self.assumedRefreshRate
-        }
-        func apply(_ event: TraceEvent) {
-            switch event {
-            case let .refreshRate(hz):
-                if refreshRateOverride == nil { refreshInterval = 1 / hz }
-            case let .segment(label):
-                if let label { analyzer.beginSegment(label) } else { analyzer.endSegment() }
-            case let .tick(tick):
-                analyzer.recordTick(timestamp: tick.timestamp, targetTimestamp: tick.targetTimestamp, refreshInterval: refreshInterval)
-            case let .frames(duration, count):
-                analyzer.recordFrames(duration: duration, count: count, refreshInterval: knownInterval())
-            case let .hitches(lateness, count):
-                let interval = knownInterval()
-                analyzer.recordFrames(duration: interval + lateness, count: count, refreshInterval: interval)
-            case let .toolFigure(figure):
-                toolFigures.append(figure)
-            }
-        }
-        func flushWaiting() {
-            let held = waiting
-            waiting = []
-            for event in held { apply(event) }
-        }
+        var streams = SourceStreams(configuration: configuration, refreshRateOverride: refreshRateOverride, selector: process, file: file)
         do throws(TraceError) {
             try read(from: &source, format: format, progress: progress, note: note) { (event: TraceEvent, line: Int) throws(TraceError) -> Void in
-                if case let .refreshRate(hz) = event, refreshRateOverride == nil {
-                    refreshInterval = 1 / hz
-                    flushWaiting()
-                    return
-                }
-                guard case let .tick(tick) = event, tick.targetTimestamp == nil, refreshInterval == nil, tick.timestamp.isFinite else {
-                    if waiting.isEmpty { apply(event) } else { waiting.append(event) }
-                    return
-                }
-                if waiting.isEmpty { firstWaitingLine = line }
-                waiting.append(event)
-                if let interval = inference.add(tick.timestamp) {
-                    refreshInterval = interval
-                    inferred = 1 / interval
-                    flushWaiting()
-                } else if waiting.count > Self.maximumWaitingEvents {
-                    throw Self.noRate(file: file, line: firstWaitingLine)
-                }
+                try streams.take(event, line: line)
             }
         } catch {
             // A cut-short input (a gzip stream without its end): every event before the cut
             // was whole, so the report of them is attached for a caller that wants it.
-            guard error.truncated, waiting.isEmpty else { throw error }
+            guard error.truncated else { throw error }
             var cut = error
-            analyzer.endSegment()
-            var report = analyzer.report()
-            report.inferredRefreshRate = inferred
-            report.toolFigures = toolFigures
-            cut.partialReport = report
+            cut.partialReport = streams.partialReport()
+            guard cut.partialReport != nil else { throw error }
             throw cut
         }
-        if !waiting.isEmpty { throw Self.noRate(file: file, line: firstWaitingLine) }
-        analyzer.endSegment()
-        var report = analyzer.report()
-        report.inferredRefreshRate = inferred
-        report.toolFigures = toolFigures
-        return report
+        return try streams.finish(note: note)
     }
 
     /// The refresh rate, in Hz, that frames known only by duration are measured at when

@@ -10,6 +10,9 @@ struct AnalysisOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The recordings' format, when detection from the content should not decide (docs/traces.md).", valueName: "format"))
     var inputFormat: TraceFormat?
 
+    @Option(name: .long, help: ArgumentHelp("In a recording of several applications (PresentMon, Chrome), the one to analyze: its name or process ID. Default: the one with the most frames.", valueName: "name|pid"))
+    var process: String?
+
     @Option(name: .long, help: ArgumentHelp("A frame at least this long is a hang, in seconds.", valueName: "seconds"))
     var hangThreshold: Double = 0.25
 

@@ -52,10 +52,6 @@ struct ReportLoader {
             progress.finish()
             return Loaded(name: input.name, report: partial, truncation: error)
         }
-        if let hz = report.inferredRefreshRate {
-            progress.finish()
-            writeToStandardError("framescope: \(input.name): no refresh rate or targetTimestamp given; inferred \(formatHz(hz)) from 20 steady intervals (pass --refresh-rate to set it)\n")
-        }
         return Loaded(name: input.name, report: report)
     }
 
@@ -67,6 +63,7 @@ struct ReportLoader {
                 format: options.inputFormat,
                 configuration: options.configuration,
                 refreshRateOverride: options.refreshRate,
+                process: options.process,
                 progress: { _ in progress.update() },
                 note: { message in
                     progress.finish()
@@ -123,12 +120,6 @@ func displayName(_ path: String) -> String {
 func describe(_ error: DecodingError) -> String {
     let path = error.fieldPath
     return "\(path.isEmpty ? "top level" : path): \(error.reason)"
-}
-
-/// A refresh rate for a message: whole Hz when it is one, else one decimal.
-func formatHz(_ hz: Double) -> String {
-    let rounded = (hz * 10).rounded() / 10
-    return rounded == rounded.rounded() ? "\(Int(rounded)) Hz" : "\(rounded) Hz"
 }
 
 /// A progress line on stderr, shown only when both stdout and stderr are terminals and the

@@ -23,6 +23,14 @@ struct ImportCLITests {
         ("xctrace/xcode27_hitches-renders.xml", 11),
         ("xctrace/xcode27_hitches.xml", 11),
         ("xctrace/xcode27_potential-hangs.xml", 23),
+        // PresentMon: the displayed presents of the swap chain with the most, less one.
+        ("presentmon/capframex_farcry-new-dawn_presentmon-1.x.csv", 1_170),
+        ("presentmon/capframex_ghost-recon-breakpoint_120hz_presentmon-1.5.csv", 1_691),
+        ("presentmon/ocat_metro-exodus_rtx2080ti.csv", 2_501),
+        ("presentmon/presentmon-1.5_test_case_2.csv", 57),
+        ("presentmon/presentmon-2.x-v1metrics_test_case_2.csv", 55),
+        ("presentmon/presentmon-2.x-v2metrics_test_case_2.csv", 54),
+        ("presentmon/presentmon-2.x_test_case_2.csv", 54),
     ]
 
     @Test("Every readable corpus file: exit 0 and a report, the format detected from the content", arguments: readable.map(\.path))
@@ -60,5 +68,18 @@ struct ImportCLITests {
         let budget = try directory.file("budget.json", #"{"recording": {"frameDuration.p95": {"max": 0.05}}}"#)
         let check = try CLI.run(["check", "--budget", budget, path])
         #expect(check.exitCode == 1, "\(check.stdout)\(check.stderr)")
+    }
+
+    @Test("PresentMon: --process picks the game, its figures print beside Framescope's, and a name that is not there is exit 65 listing those that are")
+    func presentMonProcess() throws {
+        let path = Self.corpus.appendingPathComponent("presentmon/capframex_ghost-recon-breakpoint_120hz_presentmon-1.5.csv").path
+        let result = try CLI.run(["analyze", "--process", "GRB.exe", path])
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("read GRB.exe (pid 13456, swap chain 0x000002604A44FD30), 1687 frames; not read: dwm.exe, AMD Ryzen Master.exe"), "\(result.stderr)")
+        #expect(result.stdout.contains("PresentMon's figure"))
+        #expect(result.stdout.range(of: #"Not displayed \(dropped\) +22 frames +droppedFrames 3"#, options: .regularExpression) != nil, "\(result.stdout)")
+        let missing = try CLI.run(["analyze", "--process", "Cyberpunk2077.exe", path])
+        #expect(missing.exitCode == 65)
+        #expect(missing.stderr.contains("--process Cyberpunk2077.exe names no application in the recording; it has dwm.exe, GRB.exe, AMD Ryzen Master.exe"), "\(missing.stderr)")
     }
 }

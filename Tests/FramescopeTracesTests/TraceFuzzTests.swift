@@ -5,7 +5,7 @@ import FramescopeTraces
 import Testing
 
 /// Seeded mutation fuzzing of the readers of other tools' recordings (SurfaceFlinger
-/// latency, gfxinfo, xctrace XML), starting from the corpus' real files: no input may trap,
+/// latency, gfxinfo, xctrace XML, PresentMon CSV), starting from the corpus' real files: no input may trap,
 /// and every refusal is a ``TraceError`` that says what is wrong (and where, when it can).
 ///
 /// CI runs a fixed number of inputs per reader; a long run takes `FRAMESCOPE_FUZZ_SECONDS`
@@ -33,6 +33,7 @@ struct TraceFuzzTests {
         "<schema name=\"hitches\">", "<schema name=\"display-vsyncs-interval\">", "<col><mnemonic>start</mnemonic></col>",
         "HISTOGRAM: ", "5ms=", "=1000000000000 ", "** Graphics info for pid 1 [x] **\n", "50th percentile: 99999999999999999999ms\n",
         "Total frames rendered: ", "Janky frames: ", "Number X: 7\n", "\u{1B}[31m", "\u{202E}",
+        ",NA", ",\"", "\"\"", ",,", ",1e308", ",-0", ",0x", "Application,", ",TimeInQPC", ",CPUStartTime", ",Dropped",
     ]
 
     /// One mutation of `input`.
@@ -116,5 +117,16 @@ struct TraceFuzzTests {
             .filter { $0.hasSuffix(".xml") }.sorted().map { "xctrace/\($0)" }
         #expect(files.count == 6)
         try Self.run(.xctrace, files: files, defaultInputs: 1_500)
+    }
+
+    @Test("PresentMon CSV: mutated captures are read or refused, never a trap")
+    func presentMon() throws {
+        // The four layouts of one capture (the larger real captures add length, not shapes).
+        try Self.run(.presentMon, files: [
+            "presentmon/presentmon-1.5_test_case_2.csv",
+            "presentmon/presentmon-2.x-v1metrics_test_case_2.csv",
+            "presentmon/presentmon-2.x-v2metrics_test_case_2.csv",
+            "presentmon/presentmon-2.x_test_case_2.csv",
+        ], defaultInputs: 1_500)
     }
 }

@@ -1,0 +1,42 @@
+/// Where the events that follow come from, in a recording that holds several: one
+/// application's swap chain in a PresentMon capture, one renderer in a Chrome trace.
+///
+/// ``TraceReader/analyze(from:format:configuration:refreshRateOverride:process:progress:note:)``
+/// analyzes each source apart and reports one: the one `--process` names, or the one with
+/// the most ticks.
+public struct TraceSource: Sendable, Hashable, CustomStringConvertible {
+    /// The application's name as the recording gives it (`Presenter.exe`, `Renderer`).
+    public var application: String
+    /// The process ID, when the recording gives one.
+    public var processID: Int?
+    /// What tells this source apart from others of the same process (`swap chain 0x1A2B`),
+    /// or `nil`.
+    public var detail: String?
+    /// Whether the display this source drew on may not refresh at a fixed rate (a PC game
+    /// with tearing or variable refresh): without a declared rate, the median interval
+    /// between its first 1,000 ticks stands for one, rather than the first twenty steady
+    /// intervals (which such a display can show by chance at any rate).
+    public var variableCadence: Bool
+
+    /// Creates a source.
+    public init(application: String, processID: Int? = nil, detail: String? = nil, variableCadence: Bool = false) {
+        self.application = application
+        self.processID = processID
+        self.detail = detail
+        self.variableCadence = variableCadence
+    }
+
+    /// `Presenter.exe (pid 5124, swap chain 0x1A2B)`.
+    public var description: String {
+        let parts = [processID.map { "pid \($0)" }, detail].compactMap { $0 }
+        return parts.isEmpty ? application : "\(application) (\(parts.joined(separator: ", ")))"
+    }
+
+    /// Whether `selector` (the value of `--process`) names this source: its application's
+    /// name, compared without regard to case and with or without `.exe`, or its process ID.
+    public func matches(_ selector: String) -> Bool {
+        if let processID, String(processID) == selector { return true }
+        let name = application.lowercased()
+        return name == selector.lowercased() || name == selector.lowercased() + ".exe"
+    }
+}
