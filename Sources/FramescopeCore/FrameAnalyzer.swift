@@ -196,6 +196,17 @@ public struct FrameAnalyzer: Sendable {
         segment.discardOpenWindow()
     }
 
+    /// Breaks the tick sequence without a transition: the time until the next tick is no
+    /// frame's (the source drew nothing because nothing on its screen changed, as a web page
+    /// between gestures), and the incomplete FPS windows are dropped; unlike after
+    /// ``pause()``, the interval after the next tick is an ordinary frame, not a first one.
+    /// An open segment stays open.
+    public mutating func skipIdleGap() {
+        hasPrevious = false
+        wholeWindows.discardOpenWindow()
+        segment.discardOpenWindow()
+    }
+
     /// The report of everything recorded so far. An open segment is included as it
     /// stands; incomplete FPS windows are left out.
     public func report() -> RecordingReport {

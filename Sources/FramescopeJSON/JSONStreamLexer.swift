@@ -73,8 +73,9 @@ public struct JSONStreamLexer<Failure: Error> {
         return byte
     }
 
+    /// Consumes white space (counting lines).
     @inlinable
-    mutating func skipWhitespace<Input: JSONByteInput>(_ input: inout Input) throws(Failure) where Input.Failure == Failure {
+    public mutating func skipWhitespace<Input: JSONByteInput>(_ input: inout Input) throws(Failure) where Input.Failure == Failure {
         while let byte = try peekByte(&input), JSONText.isWhitespace(byte) {
             position += 1
             if byte == 0x0A { lineCount += 1 }
@@ -189,6 +190,41 @@ public struct JSONStreamLexer<Failure: Error> {
         }
     }
 
+    /// Skips a string of any length without keeping it (a screenshot's base64 in a trace):
+    /// control characters and escapes are checked as ``string(_:)`` checks them; the bytes
+    /// between are not decoded.
+    public mutating func skipString<Input: JSONByteInput>(_ input: inout Input) throws(Failure) where Input.Failure == Failure {
+        try skipWhitespace(&input)
+        guard try nextByte(&input) == UInt8(ascii: "\"") else { throw error("expected a string in double quotes") }
+        while true {
+            // The common bytes, without a call per byte.
+            while position < end {
+                let byte = storage[position]
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+                position += 1
+            }
+            guard let byte = try nextByte(&input) else { throw error("file ends inside a string") }
+            if byte == UInt8(ascii: "\"") { return }
+            if byte < 0x20 { throw error("control character inside a string") }
+            if byte == UInt8(ascii: "\\") {
+                guard let escape = try nextByte(&input) else { throw error("file ends inside a string") }
+                switch escape {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                     UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    break
+                case UInt8(ascii: "u"):
+                    for _ in 0..<4 {
+                        guard let digit = try nextByte(&input), digit &- 0x30 < 10 || (digit | 0x20) &- 0x61 < 6 else {
+                            throw error("\\u must be followed by four hexadecimal digits")
+                        }
+                    }
+                default:
+                    throw error("'\\\(JSONText.describe(escape))' is not a JSON escape")
+                }
+            }
+        }
+    }
+
     /// Skips any JSON value, however nested (up to ``JSONScanner/maximumDepth``).
     public mutating func skipValue<Input: JSONByteInput>(_ input: inout Input) throws(Failure) where Input.Failure == Failure {
         try skipValue(&input, depth: 0)
@@ -199,7 +235,7 @@ public struct JSONStreamLexer<Failure: Error> {
         try skipWhitespace(&input)
         guard let byte = try peekByte(&input) else { throw error("file ends where a value was expected") }
         switch byte {
-        case UInt8(ascii: "\""): _ = try string(&input)
+        case UInt8(ascii: "\""): try skipString(&input)
         case UInt8(ascii: "{"):
             _ = try nextByte(&input)
             if try !consumeIf(UInt8(ascii: "}"), &input) {

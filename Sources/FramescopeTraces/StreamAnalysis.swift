@@ -132,6 +132,8 @@ struct StreamAnalysis {
             analyzer.recordFrames(duration: interval + lateness, count: count, refreshInterval: interval)
         case let .toolFigure(figure):
             toolFigures.append(figure)
+        case .idle:
+            analyzer.skipIdleGap()
         case .source:
             break
         }

@@ -21,6 +21,9 @@ public enum TraceEvent: Sendable, Hashable {
     /// The events from here on, until the next `source`, come from this source (an
     /// application's swap chain, a renderer). Recordings of one source never say it.
     case source(TraceSource)
+    /// The source stopped asking for frames because nothing on its screen changed: the time
+    /// until its next tick belongs to no frame (``FrameAnalyzer/skipIdleGap()``).
+    case idle
 }
 
 /// The trace formats Framescope reads (DESIGN §3).
@@ -40,10 +43,14 @@ public enum TraceFormat: String, Sendable, Hashable, CaseIterable {
     /// PresentMon's CSV (1.x, 2.x, OCAT, CapFrameX): one row per present of each
     /// application's swap chain (docs/traces.md).
     case presentMon = "presentmon"
+    /// A Chrome or Perfetto JSON trace (Trace Event Format) with the compositor's frame
+    /// events (docs/traces.md).
+    case chrome
 
     /// The format of a trace whose content begins with `prefix`: gfxinfo when it holds the
     /// dump's banner or a process header; xctrace when it holds `<trace-query-result`;
-    /// PresentMon when its first line is PresentMon's header;
+    /// PresentMon when its first line is PresentMon's header; Chrome when it is a JSON
+    /// list or an object that names `"traceEvents"`;
     /// SurfaceFlinger latency when
     /// the first line is a whole number alone; JSON when the first
     /// character that is not white space (after a byte-order mark) is `{`; else CSV.
@@ -52,6 +59,7 @@ public enum TraceFormat: String, Sendable, Hashable, CaseIterable {
         if XctraceReader.matches(prefix: prefix) { return .xctrace }
         if SurfaceFlingerLatencyReader.matches(prefix: prefix) { return .surfaceFlingerLatency }
         if PresentMonReader.matches(prefix: prefix) { return .presentMon }
+        if ChromeTraceReader.matches(prefix: prefix) { return .chrome }
         var bytes = prefix.makeIterator()
         var position = 0
         while let byte = bytes.next() {

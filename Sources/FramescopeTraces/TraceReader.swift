@@ -32,7 +32,7 @@ public struct TraceReader: Sendable {
     ) throws(TraceError) {
         var peeking = LookaheadSource(base: source)
         let resolved: TraceFormat
-        if let format { resolved = format } else { resolved = TraceFormat.detect(prefix: try peeking.peek(512)) }
+        if let format { resolved = format } else { resolved = TraceFormat.detect(prefix: try peeking.peek(4096)) }
         switch resolved {
         case .csv: try CSVTraceReader(file: file).read(from: &peeking, progress: progress, handle)
         case .json: try JSONTraceReader(file: file).read(from: &peeking, progress: progress, handle)
@@ -40,6 +40,8 @@ public struct TraceReader: Sendable {
             try XctraceReader(file: file).read(from: &peeking, progress: progress, note: note, handle)
         case .gfxinfo:
             try GfxinfoReader(file: file).read(from: &peeking, progress: progress, note: note, handle)
+        case .chrome:
+            try ChromeTraceReader(file: file).read(from: &peeking, progress: progress, note: note, handle)
         case .presentMon:
             try PresentMonReader(file: file).read(from: &peeking, progress: progress, note: note, handle)
         case .surfaceFlingerLatency:

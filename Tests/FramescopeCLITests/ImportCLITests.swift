@@ -31,6 +31,9 @@ struct ImportCLITests {
         ("presentmon/presentmon-2.x-v1metrics_test_case_2.csv", 55),
         ("presentmon/presentmon-2.x-v2metrics_test_case_2.csv", 54),
         ("presentmon/presentmon-2.x_test_case_2.csv", 54),
+        // Chrome: intervals between presented vsyncs of the renderer, idle gaps left out.
+        ("chrome-trace/lighthouse_user-timing_pipelinereporter.json", 6),
+        ("chrome-trace/lighthouse_iframe-layout_droppedframe.json", 5),
     ]
 
     @Test("Every readable corpus file: exit 0 and a report, the format detected from the content", arguments: readable.map(\.path))

@@ -5,7 +5,7 @@ import FramescopeTraces
 import Testing
 
 /// Seeded mutation fuzzing of the readers of other tools' recordings (SurfaceFlinger
-/// latency, gfxinfo, xctrace XML, PresentMon CSV), starting from the corpus' real files: no input may trap,
+/// latency, gfxinfo, xctrace XML, PresentMon CSV, Chrome JSON), starting from the corpus' real files: no input may trap,
 /// and every refusal is a ``TraceError`` that says what is wrong (and where, when it can).
 ///
 /// CI runs a fixed number of inputs per reader; a long run takes `FRAMESCOPE_FUZZ_SECONDS`
@@ -34,6 +34,8 @@ struct TraceFuzzTests {
         "HISTOGRAM: ", "5ms=", "=1000000000000 ", "** Graphics info for pid 1 [x] **\n", "50th percentile: 99999999999999999999ms\n",
         "Total frames rendered: ", "Janky frames: ", "Number X: 7\n", "\u{1B}[31m", "\u{202E}",
         ",NA", ",\"", "\"\"", ",,", ",1e308", ",-0", ",0x", "Application,", ",TimeInQPC", ",CPUStartTime", ",Dropped",
+        "{\"name\":\"PipelineReporter\",\"ph\":\"b\",\"pid\":1,\"ts\":1,\"args\":{\"chrome_frame_reporter\":{\"state\":\"STATE_DROPPED\"}}},",
+        "\"ts\":-1e999", "\"pid\":\"x\"", "\\u", "[", "]", "{", "}",
     ]
 
     /// One mutation of `input`.
@@ -128,5 +130,10 @@ struct TraceFuzzTests {
             "presentmon/presentmon-2.x-v2metrics_test_case_2.csv",
             "presentmon/presentmon-2.x_test_case_2.csv",
         ], defaultInputs: 1_500)
+    }
+
+    @Test("Chrome JSON: mutated traces are read or refused, never a trap")
+    func chrome() throws {
+        try Self.run(.chrome, files: ["chrome-trace/lighthouse_user-timing_pipelinereporter.json"], defaultInputs: 150)
     }
 }
