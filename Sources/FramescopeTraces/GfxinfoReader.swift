@@ -51,13 +51,13 @@ struct GfxinfoReader {
         try lines.forEachLine(of: &source, progress: progress) { (bytes, number) throws(TraceError) in
             try take(bytes, number, into: &processes)
         }
-        let measured = processes.filter { $0.histogramLine != nil }
-        guard let chosen = measured.max(by: { $0.histogramTotal < $1.histogramTotal }) else {
-            throw TraceError(kind: .data, file: file, line: nil, message: "has no 'HISTOGRAM:' line; expected the output of 'adb shell dumpsys gfxinfo <package>'")
+        let measured = processes.filter { $0.histogramLine != nil || !$0.framestats.frames.isEmpty }
+        guard let chosen = measured.max(by: { $0.frameCount < $1.frameCount }) else {
+            throw TraceError(kind: .data, file: file, line: nil, message: "has no 'HISTOGRAM:' line and no frames in a PROFILEDATA block; expected the output of 'adb shell dumpsys gfxinfo <package>' (with or without 'framestats')")
         }
         if measured.count > 1 {
             let others = measured.filter { $0.header != chosen.header }.map(\.name).joined(separator: ", ")
-            note("\(measured.count) processes have frames; reading \(chosen.name), the one with the most (\(chosen.histogramTotal)); not read: \(others)")
+            note("\(measured.count) processes have frames; reading \(chosen.name), the one with the most (\(chosen.frameCount)); not read: \(others)")
         }
         if let total = chosen.totalFrames, total != chosen.histogramTotal {
             note("HISTOGRAM counts \(chosen.histogramTotal) frames; 'Total frames rendered' says \(total)")
@@ -65,9 +65,36 @@ struct GfxinfoReader {
         for figure in chosen.figures(tool: Self.tool) {
             try handle(.toolFigure(figure.figure), figure.line)
         }
+        let stats = chosen.framestats
+        if let line = stats.firstLine {
+            try readFramestats(stats, line: line, histogram: chosen.histogramLine == nil ? nil : chosen.histogramTotal, note: note, handle)
+            return
+        }
         let line = chosen.histogramLine ?? 0
         for bucket in chosen.histogram where bucket.count > 0 {
             try handle(.frames(duration: Double(bucket.milliseconds) / 1000, count: bucket.count), line)
+        }
+    }
+
+    /// The frames of the PROFILEDATA rows, each at its own duration, read instead of the
+    /// histogram (whose counts stay as the dump's figures).
+    private func readFramestats(_ stats: GfxinfoFramestats, line: Int, histogram: Int?, note: (String) -> Void,
+                                _ handle: (TraceEvent, _ line: Int) throws(TraceError) -> Void) throws(TraceError) {
+        if let interval = stats.frameInterval { try handle(.refreshRate(1e9 / Double(interval)), line) }
+        try handle(.toolFigure(ToolFigure(tool: Self.tool, label: "PROFILEDATA frames", value: Double(stats.frames.count), unit: "frames", metrics: [.frames])), line)
+        let judged = stats.frames.filter { $0.late != nil }
+        if !judged.isEmpty {
+            let late = judged.filter { $0.late == true }.count
+            try handle(.toolFigure(ToolFigure(tool: Self.tool, label: "PROFILEDATA frames past FrameDeadline", value: Double(late), unit: "frames", metrics: [.slowFrames, .frozenFrames])), line)
+        }
+        for frame in stats.frames {
+            try handle(.frames(duration: Double(frame.nanoseconds) / 1e9, count: 1), line)
+        }
+        if let histogram {
+            note("frames from the \(stats.frames.count) PROFILEDATA rows (their exact times); the HISTOGRAM's \(histogram) frames are shown as gfxinfo's figures")
+        }
+        if stats.flagged > 0 {
+            note("skipped \(stats.flagged) PROFILEDATA row\(stats.flagged == 1 ? "" : "s") whose Flags are not 0 (not frames by HWUI's rules)")
         }
     }
 
@@ -79,6 +106,15 @@ struct GfxinfoReader {
         let text = String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
         if text.hasPrefix("** Graphics info for pid ") {
             processes.append(Process(header: text.printable()))
+            return
+        }
+        if GfxinfoFramestats.isFence(text) {
+            if processes.isEmpty { processes.append(Process(header: nil)) }
+            processes[processes.count - 1].framestats.fence()
+            return
+        }
+        if let last = processes.indices.last, processes[last].framestats.isOpen {
+            if let problem = processes[last].framestats.take(text, line: number) { throw refuse(problem) }
             return
         }
         guard let colon = text.firstIndex(of: ":") else { return }
@@ -154,6 +190,10 @@ struct GfxinfoReader {
         var histogram: [Bucket] = []
         var histogramLine: Int?
         var histogramTotal = 0
+        var framestats = GfxinfoFramestats()
+
+        /// Frames the process has: its histogram's, or its PROFILEDATA rows' if more.
+        var frameCount: Int { max(histogramTotal, framestats.frames.count) }
 
         /// "pid 2599 [com.example]", or "the dump" without a header.
         var name: String {

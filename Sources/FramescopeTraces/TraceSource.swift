@@ -13,7 +13,8 @@ public struct TraceSource: Sendable, Hashable, CustomStringConvertible {
     /// or `nil`.
     public var detail: String?
     /// Whether the display this source drew on may not refresh at a fixed rate (a PC game
-    /// with tearing or variable refresh): without a declared rate, the median interval
+    /// with tearing or variable refresh), or the source draws in bursts too short to show
+    /// one (a web page without `BeginFrame` events): without a declared rate, the median interval
     /// between its first 1,000 ticks stands for one, rather than the first twenty steady
     /// intervals (which such a display can show by chance at any rate).
     public var variableCadence: Bool

@@ -131,7 +131,7 @@ struct GfxinfoTests {
         #expect {
             _ = try analyze("Applications Graphics Acceleration Info:\nUptime: 1 Realtime: 2\n")
         } throws: { error in
-            (error as? TraceError)?.message.contains("has no 'HISTOGRAM:' line; expected the output of 'adb shell dumpsys gfxinfo <package>'") == true
+            (error as? TraceError)?.message.contains("has no 'HISTOGRAM:' line and no frames in a PROFILEDATA block; expected the output of 'adb shell dumpsys gfxinfo <package>'") == true
         }
     }
 

@@ -33,6 +33,7 @@ struct TraceFuzzTests {
         "<schema name=\"hitches\">", "<schema name=\"display-vsyncs-interval\">", "<col><mnemonic>start</mnemonic></col>",
         "HISTOGRAM: ", "5ms=", "=1000000000000 ", "** Graphics info for pid 1 [x] **\n", "50th percentile: 99999999999999999999ms\n",
         "Total frames rendered: ", "Janky frames: ", "Number X: 7\n", "\u{1B}[31m", "\u{202E}",
+        "---PROFILEDATA---\n", "Flags,IntendedVsync,Vsync,FrameCompleted,FrameDeadline,FrameInterval,\n", "0,1,1,9223372036854775807,2,16666666,\n",
         ",NA", ",\"", "\"\"", ",,", ",1e308", ",-0", ",0x", "Application,", ",TimeInQPC", ",CPUStartTime", ",Dropped",
         "{\"name\":\"PipelineReporter\",\"ph\":\"b\",\"pid\":1,\"ts\":1,\"args\":{\"chrome_frame_reporter\":{\"state\":\"STATE_DROPPED\"}}},",
         "\"ts\":-1e999", "\"pid\":\"x\"", "\\u", "[", "]", "{", "}",

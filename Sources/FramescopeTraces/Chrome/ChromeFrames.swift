@@ -95,7 +95,9 @@ struct ChromeFrames {
 
     private func emit(_ pid: Int, _ events: [Record], _ handle: (TraceEvent, _ line: Int) throws(TraceError) -> Void) throws(TraceError) {
         let firstLine = Int(events.first?.line ?? 1)
-        try handle(.source(TraceSource(application: names[pid] ?? "pid \(pid)", processID: pid)), firstLine)
+        // Without BeginFrame events to give the cadence, the median interval between frames
+        // stands for it (a page draws in bursts, so twenty steady intervals may never come).
+        try handle(.source(TraceSource(application: names[pid] ?? "pid \(pid)", processID: pid, variableCadence: true)), firstLine)
         if let hz = Self.refreshRate(events) { try handle(.refreshRate(hz), firstLine) }
         let reporters = events.contains { $0.kind == .presented || $0.kind == .partial || $0.kind == .dropped || $0.kind == .idle }
         var counts: [Kind: Int] = [:]
@@ -112,9 +114,13 @@ struct ChromeFrames {
                 index += 1
                 counts[kind, default: 0] += 1
                 switch kind {
-                case .presented, .partial where reporters, .draw where !reporters:
+                case .presented, .partial:
                     vsync = .presented
-                case .dropped where reporters, .droppedInstant where !reporters:
+                case .draw where !reporters:
+                    vsync = .presented
+                case .dropped:
+                    if vsync != .presented { vsync = .dropped }
+                case .droppedInstant where !reporters:
                     if vsync != .presented { vsync = .dropped }
                 case .idle:
                     if vsync == nil { vsync = .idle }
