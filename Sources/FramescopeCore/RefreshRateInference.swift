@@ -43,6 +43,14 @@ public struct RefreshRateInference: Sendable {
         return Self.snapped(interval: median)
     }
 
+    /// The median of `intervals` (seconds), ``snapped(interval:)``; `nil` when there are
+    /// none. For sources whose intervals vary too much for a steady run (a display that
+    /// tears; a page that draws in bursts).
+    public static func snappedMedian(of intervals: [Double]) -> Double? {
+        guard !intervals.isEmpty else { return nil }
+        return snapped(interval: intervals.sorted()[intervals.count / 2])
+    }
+
     /// `interval` (seconds) moved to the nearest of ``commonRates`` when that rate is within
     /// 2 % of it, else `interval` as it is.
     public static func snapped(interval: Double) -> Double {

@@ -33,7 +33,7 @@ struct JSONTraceReader {
                 switch key {
                 case "refreshRate":
                     if try !lexer.null(&source) {
-                        let rate = try lexer.number(&source, parse: Self.double)
+                        let rate = try lexer.number(&source, parse: parseDouble)
                         guard rate.isFinite, rate > 0 else {
                             throw lexer.error("refreshRate \(rate) must be a positive number of Hz")
                         }
@@ -58,10 +58,6 @@ struct JSONTraceReader {
         guard sawTicks else { throw lexer.error("no \"ticks\" list in the trace object") }
     }
 
-    /// A number's bytes (checked against JSON's grammar) as a `Double`.
-    private static func double(_ bytes: UnsafeRawBufferPointer) -> Double? {
-        parseDouble(bytes, 0, bytes.count)
-    }
 
     private func readTick<Source: ByteSource>(
         _ lexer: inout JSONStreamLexer<TraceError>, _ source: inout Source, _ currentSegment: inout String?,
@@ -78,9 +74,9 @@ struct JSONTraceReader {
                 try lexer.expect(UInt8(ascii: ":"), &source, "':' after a key")
                 switch key {
                 case "timestamp":
-                    timestamp = try lexer.number(&source, parse: Self.double)
+                    timestamp = try lexer.number(&source, parse: parseDouble)
                 case "targetTimestamp":
-                    target = try lexer.null(&source) ? nil : try lexer.number(&source, parse: Self.double)
+                    target = try lexer.null(&source) ? nil : try lexer.number(&source, parse: parseDouble)
                 case "segment":
                     segment = try lexer.null(&source) ? nil : try lexer.string(&source)
                     if segment == "" { segment = nil }

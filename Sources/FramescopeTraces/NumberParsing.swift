@@ -53,6 +53,12 @@ func parseDouble(_ bytes: UnsafeRawBufferPointer, _ start: Int, _ end: Int) -> D
     return slowParseDouble(bytes, start, end)
 }
 
+/// A whole buffer's bytes as a number (``parseDouble(_:_:_:)``): the parser the streaming
+/// JSON readers hand their lexer.
+func parseDouble(_ bytes: UnsafeRawBufferPointer) -> Double? {
+    parseDouble(bytes, 0, bytes.count)
+}
+
 private let powersOfTen: [Double] = [
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,

@@ -97,14 +97,12 @@ struct StreamAnalysis {
             }
             previous = max(previous ?? tick.timestamp, tick.timestamp)
         }
-        guard !intervals.isEmpty else {
+        guard let interval = RefreshRateInference.snappedMedian(of: intervals) else {
             // One tick, or none a refresh apart: nothing to take a median of.
             _ = knownInterval()
             flushWaiting()
             return
         }
-        intervals.sort()
-        let interval = RefreshRateInference.snapped(interval: intervals[intervals.count / 2])
         refreshInterval = interval
         inferred = 1 / interval
         notes.append("no refresh rate given, and the display may tear or refresh at a variable rate: frames measured against the median interval between the first \(intervals.count + 1) ticks, \(Self.milliseconds(interval)) (\(Self.hertz(1 / interval))); pass --refresh-rate to set it")

@@ -166,9 +166,7 @@ struct ChromeFrames {
             if let previous, (0.0005...0.1).contains(event.time - previous) { intervals.append(event.time - previous) }
             if previous != event.time { previous = event.time }
         }
-        guard !intervals.isEmpty else { return nil }
-        intervals.sort()
-        return 1 / RefreshRateInference.snapped(interval: intervals[intervals.count / 2])
+        return RefreshRateInference.snappedMedian(of: intervals).map { 1 / $0 }
     }
 
     private func refuse(_ line: Int, _ message: String) -> TraceError {

@@ -87,7 +87,7 @@ struct ChromeTraceReader {
                 switch key {
                 case "name": event.name = try lexer.string(&source)
                 case "ph": event.phase = try lexer.string(&source)
-                case "ts": event.timestamp = try lexer.number(&source, parse: Self.double)
+                case "ts": event.timestamp = try lexer.number(&source, parse: parseDouble)
                 case "pid": event.processID = try processID(&lexer, &source)
                 case "args": try readArguments(&lexer, &source, &event)
                 default: try lexer.skipValue(&source)
@@ -105,7 +105,7 @@ struct ChromeTraceReader {
             guard let parsed = Double(try lexer.string(&source)) else { return nil }
             value = parsed
         } else {
-            value = try lexer.number(&source, parse: Self.double)
+            value = try lexer.number(&source, parse: parseDouble)
         }
         guard value.isFinite, value == value.rounded(), abs(value) < 1e15 else { throw lexer.error("pid \(value) is not a whole number") }
         return Int(value)
@@ -152,7 +152,7 @@ struct ChromeTraceReader {
                 found = next == UInt8(ascii: "t") ? "1" : "0"
                 try lexer.skipValue(&source)
             } else if key == wanted, let next, next &- 0x30 < 10 || next == UInt8(ascii: "-") {
-                let number = try lexer.number(&source, parse: Self.double)
+                let number = try lexer.number(&source, parse: parseDouble)
                 found = number == 0 ? "0" : "1"
             } else {
                 try lexer.skipValue(&source)
@@ -161,9 +161,6 @@ struct ChromeTraceReader {
         return found
     }
 
-    private static func double(_ bytes: UnsafeRawBufferPointer) -> Double? {
-        parseDouble(bytes, 0, bytes.count)
-    }
 
     /// Whether `prefix` looks like a Chrome trace: a list of events, or an object whose
     /// first bytes name `"traceEvents"`.

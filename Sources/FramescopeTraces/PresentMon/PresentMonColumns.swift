@@ -90,14 +90,22 @@ struct PresentMonColumns {
             timeUnit: timeUnit,
             timeColumn: timeColumn,
             delta: positions[.delta] == nil ? nil : delta,
-            displayFromCPUStart: displayFromCPUStart
+            displayFromCPUStart: displayFromCPUStart,
+            hasDisplay: positions[.untilDisplayed] != nil,
+            hasDropped: positions[.dropped] != nil,
+            hasProcessID: positions[.processID] != nil,
+            hasSwapChain: positions[.swapChain] != nil
         ))
     }
 
     /// Whether a display column was found that fits the start time.
-    var hasDisplay: Bool { roles.contains(.untilDisplayed) }
+    let hasDisplay: Bool
     /// Whether the file has a `Dropped` column (1.x and `--v1_metrics`).
-    var hasDropped: Bool { roles.contains(.dropped) }
+    let hasDropped: Bool
+    /// Whether the file has a `ProcessID` column.
+    let hasProcessID: Bool
+    /// Whether the file has a `SwapChainAddress` column.
+    let hasSwapChain: Bool
 
     /// Start-time columns by lower-cased name: their unit, and a rank (lower is preferred;
     /// below 10, the present call's time; from 10, the CPU's start of the frame).

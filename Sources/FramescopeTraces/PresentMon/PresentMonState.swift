@@ -204,8 +204,8 @@ struct PresentMonState {
     /// The index of the row's swap chain, added when new.
     private mutating func swapChain(_ line: UnsafeRawBufferPointer, _ columns: PresentMonColumns, _ number: Int) throws(TraceError) -> Int {
         let application = text(line, .application)
-        let processID = columns.roles.contains(.processID) ? text(line, .processID) : UnsafeRawBufferPointer(start: nil, count: 0)
-        let chain = columns.roles.contains(.swapChain) ? text(line, .swapChain) : UnsafeRawBufferPointer(start: nil, count: 0)
+        let processID = columns.hasProcessID ? text(line, .processID) : UnsafeRawBufferPointer(start: nil, count: 0)
+        let chain = columns.hasSwapChain ? text(line, .swapChain) : UnsafeRawBufferPointer(start: nil, count: 0)
         key.removeAll(keepingCapacity: true)
         key.append(contentsOf: application)
         key.append(0)
