@@ -46,11 +46,15 @@ public enum TraceFormat: String, Sendable, Hashable, CaseIterable {
     /// A Chrome or Perfetto JSON trace (Trace Event Format) with the compositor's frame
     /// events (docs/traces.md).
     case chrome
+    /// MetricKit's payload JSON (`MXMetricPayload`, `MXDiagnosticPayload`), one or a list:
+    /// its hang diagnostics as frames, Apple's figures beside them (docs/traces.md).
+    case metricKit = "metrickit"
 
     /// The format of a trace whose content begins with `prefix`: gfxinfo when it holds the
     /// dump's banner or a process header; xctrace when it holds `<trace-query-result`;
     /// PresentMon when its first line is PresentMon's header; Chrome when it is a JSON
-    /// list or an object that names `"traceEvents"`;
+    /// list or an object that names `"traceEvents"`; MetricKit when an object (or a list's
+    /// first object) begins with a payload's key;
     /// SurfaceFlinger latency when
     /// the first line is a whole number alone; JSON when the first
     /// character that is not white space (after a byte-order mark) is `{`; else CSV.
@@ -59,6 +63,7 @@ public enum TraceFormat: String, Sendable, Hashable, CaseIterable {
         if XctraceReader.matches(prefix: prefix) { return .xctrace }
         if SurfaceFlingerLatencyReader.matches(prefix: prefix) { return .surfaceFlingerLatency }
         if PresentMonReader.matches(prefix: prefix) { return .presentMon }
+        if MetricKitParser.matches(prefix: prefix) { return .metricKit }
         if ChromeTraceReader.matches(prefix: prefix) { return .chrome }
         var bytes = prefix.makeIterator()
         var position = 0

@@ -44,6 +44,8 @@ public struct TraceReader: Sendable {
             try ChromeTraceReader(file: file).read(from: &peeking, progress: progress, note: note, handle)
         case .presentMon:
             try PresentMonReader(file: file).read(from: &peeking, progress: progress, note: note, handle)
+        case .metricKit:
+            try MetricKitReader(file: file).read(from: &peeking, progress: progress, note: note, handle)
         case .surfaceFlingerLatency:
             try SurfaceFlingerLatencyReader(file: file).read(from: &peeking, progress: progress, note: note, handle)
         }

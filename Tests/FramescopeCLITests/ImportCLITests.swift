@@ -34,6 +34,10 @@ struct ImportCLITests {
         // Chrome: intervals between presented vsyncs of the renderer, idle gaps left out.
         ("chrome-trace/lighthouse_user-timing_pipelinereporter.json", 6),
         ("chrome-trace/lighthouse_iframe-layout_droppedframe.json", 5),
+        // MetricKit: one frame per hang diagnostic; a payload of crashes alone has none.
+        ("metrickit/meter_xcode-simulated_ios14_diagnostic-payload.json", 1),
+        ("metrickit/meter_xcode-simulated_macos13_diagnostic-payload.json", 1),
+        ("metrickit/meter_real_ios14_crash-diagnostic-payload.json", 0),
     ]
 
     @Test("Every readable corpus file: exit 0 and a report, the format detected from the content", arguments: readable.map(\.path))

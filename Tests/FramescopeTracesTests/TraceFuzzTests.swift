@@ -137,4 +137,12 @@ struct TraceFuzzTests {
     func chrome() throws {
         try Self.run(.chrome, files: ["chrome-trace/lighthouse_user-timing_pipelinereporter.json"], defaultInputs: 150)
     }
+
+    @Test("MetricKit JSON: mutated payloads are read or refused, never a trap")
+    func metricKit() throws {
+        try Self.run(.metricKit, files: [
+            "metrickit/meter_xcode-simulated_ios14_diagnostic-payload.json",
+            "metrickit/meter_xcode-simulated_macos13_diagnostic-payload.json",
+        ], defaultInputs: 400)
+    }
 }
