@@ -73,6 +73,7 @@ let package = Package(
                 "FramescopeCore",
                 "FramescopeJSON",
                 "FramescopeSimulation",
+                "FramescopeTraces",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),

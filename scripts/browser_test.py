@@ -104,6 +104,17 @@ def main():
         check(versions == ["3.0.0", "3.1.0", "3.2.0"], f"the version table lists the three releases ({versions})")
         check(driver.find_elements(By.CSS_SELECTOR, ".tile .band-word"), "hitch-ratio bands are shown in words")
         shot(driver, "02-overview")
+        # Apple's figures (the demo's simulated MetricKit payloads) beside the SDK's, per version.
+        apple_versions = values(driver, "#metrickit-table tbody tr", "data-metrickit-version")
+        check(apple_versions == ["3.0.0", "3.1.0", "3.2.0"], f"the MetricKit table lists the three releases ({apple_versions})")
+        apple = [float(v) for v in values(driver, '#metrickit-table td[data-metric="scrollHitchTimeRatio"]') if v]
+        served = api(url, read_key, "/v1/apps/demo/metrickit")["versions"]
+        check(len(apple) == 3 and all(abs(a - v["scrollHitchTimeRatio"]) < 1e-9 for a, v in zip(apple, served)),
+              f"Apple's scroll hitch time ratios on the page are the API's ({apple})")
+        sdk = [float(v) for v in values(driver, '#metrickit-table td[data-metric="motion.hitchRatio"]') if v]
+        check(len(sdk) == 3 and all(x > 0 for x in sdk), f"each version shows Framescope's hitch ratio in motion beside Apple's ({sdk})")
+        driver.execute_script("document.getElementById('metrickit-table').scrollIntoView()")
+        shot(driver, "02b-overview-metrickit")
 
         # Screens: worst first by hitch ratio; a heading click sorts; numbers match the API.
         driver.get(url + "/dashboard/apps/demo/screens")

@@ -145,13 +145,13 @@ class Collector:
             target[path[-1]] = value
         return event
 
-    def post(self, body, headers=None):
-        """POST /v1/events; returns (status, parsed JSON or None, raw body)."""
+    def post(self, body, headers=None, path="/v1/events"):
+        """POST /v1/events (or PATH); returns (status, parsed JSON or None, raw body)."""
         if not isinstance(body, bytes):
             body = RawNumber.dumps(body)
         all_headers = {"Authorization": "Bearer " + self.ingest_key, "Content-Type": "application/json"}
         all_headers.update(headers or {})
-        status, _, raw = http(self.url + "/v1/events", "POST", all_headers, body)
+        status, _, raw = http(self.url + path, "POST", all_headers, body)
         try:
             parsed = json.loads(raw)
         except ValueError:
@@ -307,6 +307,52 @@ def ingest_cases(collector):
                        {1: rf"events\[1\]\.report\.{re.escape(field)}"})
 
 
+def metrickit_cases(collector):
+    """POST /v1/metrickit with the same hostile strings and numbers: device text is stored as
+    text and shown escaped (the dashboard phase probes the overview), format characters are
+    refused naming the field, unreadable values are skipped naming theirs, and bodies that are
+    not payloads get a 4xx."""
+    c = collector
+    day = time.strftime("%Y-%m-%d", time.gmtime(time.time() - 86400))
+    def payload(version=GOOD_VERSION, ratio="4 ms per s", hangs=("1.5 sec",), model="iPhone14,2"):
+        return {"timeStampBegin": f"{day} 00:00:00 +0000", "timeStampEnd": f"{day} 23:59:00 +0000",
+                "metaData": {"appVersion": version, "osVersion": "iPhone OS 17.4 (21E219)", "deviceType": model},
+                "animationMetrics": {"scrollHitchTimeRatio": ratio},
+                "hangDiagnostics": [{"diagnosticMetaData": {"hangDuration": h}} for h in hangs]}
+    def post(body, headers=None):
+        return c.post(body if isinstance(body, bytes) else json.dumps(body).encode(), headers, path="/v1/metrickit")
+    status, parsed, raw = post([payload(), payload(XSS_VERSION, model=XSS_MODEL)])
+    check(status == 202 and isinstance(parsed, dict) and parsed.get("accepted") == 2 and parsed.get("rejected") == [],
+          f"metrickit: markup behind U+0301 in appVersion and deviceType is accepted as text ({status}: {short(raw.decode(errors='replace'), 160)})")
+    status, parsed, raw = post([payload(), payload("3.\u202e1"), payload(model="\u0600<img src=x onerror=window.__xss=8>")])
+    rejected = {entry.get("index"): entry.get("field") for entry in (parsed or {}).get("rejected", [])} if isinstance(parsed, dict) else {}
+    check(status == 202 and parsed.get("accepted") == 1 and rejected == {1: "metaData.appVersion", 2: "metaData.deviceType"},
+          f"metrickit: U+202E in appVersion and U+0600 in deviceType refuse their payloads by field, the good one is stored ({status}: {short(raw.decode(errors='replace'), 200)})")
+    status, parsed, raw = post([payload(ratio="1e308 ms per s", hangs=("20 parsecs", "1e400 s", "-3 s", "2 sec"))])
+    skipped = sorted(entry.get("field") for entry in (parsed or {}).get("skipped", [])) if isinstance(parsed, dict) else []
+    check(status == 202 and parsed.get("accepted") == 1 and skipped == [
+              "animationMetrics.scrollHitchTimeRatio", "hangDiagnostics[0].diagnosticMetaData.hangDuration",
+              "hangDiagnostics[1].diagnosticMetaData.hangDuration", "hangDiagnostics[2].diagnosticMetaData.hangDuration"],
+          f"metrickit: a ratio of 1e308 ms/s and impossible hang durations are skipped by field, the 2 s hang is kept ({status}: {short(raw.decode(errors='replace'), 240)})")
+    status, parsed, raw = post(b'{"timeStampEnd": "2026-01-01 00:00:00", "hangDiagnostics": [')
+    _, problem = error_shape(parsed)
+    check(status == 400 and problem is None and parsed["error"].get("field") == "body",
+          f"metrickit: a cut-off body is 400 naming the body ({status}: {short(raw.decode(errors='replace'), 120)})")
+    status, parsed, raw = post([payload()] * 1001)
+    check(status == 400 and isinstance(parsed, dict) and parsed.get("error", {}).get("code") == "too_many_payloads",
+          f"metrickit: 1,001 payloads in one request are 400 too_many_payloads ({status}: {short(raw.decode(errors='replace'), 120)})")
+    bomb = zlib.compressobj(9, zlib.DEFLATED, 31)
+    compressed = b"".join(bomb.compress(bytes(1 << 20)) for _ in range(100)) + bomb.flush()
+    status, parsed, raw = post(compressed, {"Content-Encoding": "gzip"})
+    check(400 <= status < 500, f"metrickit: a gzip bomb is a 4xx ({status}: {short(raw.decode(errors='replace'), 120)})")
+    deep = b"[" * 100000
+    status, parsed, raw = post(deep)
+    check(400 <= status < 500 and c.healthy(), f"metrickit: 100,000 nested lists are a 4xx and the collector is up ({status})")
+    status, _, raw = http(c.url + "/v1/metrickit", "POST", {"Authorization": "Bearer " + c.read_key}, json.dumps(payload()).encode())
+    check(status == 401 or status == 403, f"metrickit: the read key cannot post payloads ({status})")
+    check(c.healthy(), "metrickit: the collector is still up")
+
+
 def read_routes(collector):
     """Every read route with the read key, over a range that covers the events, with and without
     hostile filters: 200 or 4xx, never 5xx, and the collector stays up."""
@@ -318,7 +364,7 @@ def read_routes(collector):
                {"deviceModel": "\u202e\u0600<"}]
     routes = [("screens", {}), ("timeseries", {"metric": "hitchRatio"}), ("timeseries", {"metric": "frozenFramesPerThousand", "interval": "hour"}),
               ("compare", {"baseline": GOOD_VERSION, "candidate": XSS_VERSION}), ("worst", {"minVisits": "0"}),
-              ("percentiles", {})]
+              ("percentiles", {}), ("metrickit", {})]
     screens = None
     for route, extra in routes:
         for chosen in filters:
@@ -437,7 +483,7 @@ def main():
             check(False, f"GET /openapi.json serves an example batch ({status})")
             return finish(started)
         collector = Collector(url, keys["ingestKey"], keys["readKey"], admin_token, example)
-        for phase in (metrics, ingest_cases, read_routes, dashboard, metrics):
+        for phase in (metrics, ingest_cases, metrickit_cases, read_routes, dashboard, metrics):
             try:
                 phase(collector)
             except Exception as error:  # a missing browser, a dead collector: a failure, never a skip

@@ -28,6 +28,7 @@ public enum DemoData {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         var ingested = 0
+        var metricKit = DemoMetricKit()
         for batch in fleet.batches() {
             let events = batch.events.compactMap { event in ISO8601.parse(event.startedAt).map { (event, $0) } }.filter { $0.1 <= now }
             guard !events.isEmpty else { continue }
@@ -37,7 +38,40 @@ public enum DemoData {
             ingest.installationId = batch.device.installationId
             _ = try await store.ingest(ingest)
             ingested += events.count
+            for (event, start) in events { metricKit.add(event, start: start, device: batch.device, appVersion: batch.app.version) }
         }
+        _ = try await store.storeMetricKit(app: appId, records: metricKit.records(receivedAt: now))
         return (credentials, ingested)
     }
 }
+
+/// Simulated MetricKit payloads for the demo: one per device and day, as iOS delivers
+/// them, whose scroll hitch time ratio is the hitch ratio of that device's scrolling that
+/// day (the SDK's `motion` reports) and whose hang diagnostics are its hangs. Real Apple
+/// figures differ from the SDK's (docs/collector.md); these only fill the comparison.
+struct DemoMetricKit {
+    private struct DeviceDay: Hashable { var installation: String; var day: Int; var appVersion: String; var os: String; var model: String }
+    private var days: [DeviceDay: (motion: [FrameReport], hangs: [Double])] = [:]
+
+    mutating func add(_ event: ScreenVisitEvent, start: Double, device: DeviceInfo, appVersion: String) {
+        let key = DeviceDay(installation: device.installationId ?? device.model, day: Int(start / 86_400), appVersion: appVersion,
+                            os: device.osVersion, model: device.model)
+        var entry = days[key] ?? ([], [])
+        if let motion = event.motion { entry.motion.append(motion) }
+        entry.hangs += event.hangs.map(\.duration)
+        days[key] = entry
+    }
+
+    func records(receivedAt: Double) -> [MetricKitRecord] {
+        days.sorted { ($0.key.day, $0.key.installation) < ($1.key.day, $1.key.installation) }.map { key, entry in
+            let begin = Double(key.day) * 86_400
+            return MetricKitRecord(
+                digest: "demo-\(key.installation)-\(key.day)", receivedAt: receivedAt, begin: begin, end: begin + 86_340,
+                appVersion: key.appVersion, osVersion: key.os, deviceModel: key.model,
+                scrollHitchTimeRatio: entry.motion.isEmpty ? nil : FrameReport.merged(entry.motion).hitchRatio,
+                hangDiagnostics: entry.hangs.count, hangTime: entry.hangs.reduce(0, +), longestHang: entry.hangs.max() ?? 0,
+                histogramHangs: 0)
+        }
+    }
+}
+

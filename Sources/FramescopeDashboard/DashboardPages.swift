@@ -189,6 +189,7 @@ public struct DashboardPages: Sendable {
         var versionBars: String
         var versions: [VersionRow]
         var headers: [String]
+        var metricKit: MetricKitSection?
     }
 
     /// The overview: tiles with Σ/Σ value, median and p90; trends; the split by app version.
@@ -202,7 +203,9 @@ public struct DashboardPages: Sendable {
         let total = try await store.aggregate(app: app, query: AggregateQuery(filter: query)).first?.rollup ?? RollupValue()
         let charts = try await trendCharts(app: app, query: query, interval: filters.interval, idPrefix: "trend-",
                                            charts: [Self.hitchTrend, Self.hangTrend, Self.fpsTrend, Self.frozenTrend])
+        async let appleVersions = store.metricKitVersions(app: app, query: query)
         let byVersion = try await versionGroups
+        let metricKit = Self.metricKitSection(apple: try await appleVersions, framescope: byVersion, screenFiltered: query[.screen] != nil)
         let versions = byVersion.map { group in
             VersionRow(version: group.dimensionValue ?? "", link: base + "/screens" + filtersFixing(filters, appVersion: group.dimensionValue),
                        visits: groupThousands(group.visits), cells: cells(group.rollup))
@@ -213,7 +216,7 @@ public struct DashboardPages: Sendable {
         let page = OverviewPage(page: chrome, hasData: total.visits > 0,
                                 basis: Self.basis(total),
                                 tiles: tiles(total), charts: charts, versionBars: byVersion.isEmpty ? "" : bars.svg(), versions: versions,
-                                headers: Self.columnHeaders)
+                                headers: Self.columnHeaders, metricKit: metricKit)
         return library.render(page, withTemplate: "overview") ?? ""
     }
 

@@ -55,6 +55,8 @@ final class FaultyStore: CollectorStore, @unchecked Sendable {
     }
     func session(id: String, now: Double) async throws -> SessionGrant? { try await base.session(id: id, now: now) }
     func deleteSession(id: String) async throws { try await base.deleteSession(id: id) }
+    func storeMetricKit(app: String, records: [MetricKitRecord]) async throws -> Int { try await base.storeMetricKit(app: app, records: records) }
+    func metricKitVersions(app: String, query: ScreenQuery) async throws -> [MetricKitVersionSummary] { try await base.metricKitVersions(app: app, query: query) }
     func pruneAccessRecords(batchesReceivedBefore cutoff: Double, now: Double, limit: Int) async throws -> Int {
         try await base.pruneAccessRecords(batchesReceivedBefore: cutoff, now: now, limit: limit)
     }

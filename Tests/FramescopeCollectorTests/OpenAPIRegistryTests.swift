@@ -34,7 +34,7 @@ struct OpenAPIRegistryTests {
     @Test("Every read route takes exactly the registry's dimensions as filters, with the registry's values")
     func dimensions() throws {
         let readPaths = (object("paths") as? [String: Any] ?? [:]).keys.filter { $0.hasPrefix("/v1/apps/{app}/") }.sorted()
-        #expect(readPaths.count == 5)
+        #expect(readPaths.count == 6)
         for path in readPaths {
             let filters = parameters(of: path).filter { ($0["in"] as? String) == "query" && QueryDimension(queryName: $0["name"] as? String ?? "") != nil }
             #expect(Set(filters.compactMap { $0["name"] as? String }) == Set(QueryDimension.all.map(\.queryName)), "\(path)")

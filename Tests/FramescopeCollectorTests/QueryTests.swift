@@ -384,4 +384,6 @@ struct EmptyStore: CollectorStore {
     func session(id: String, now: Double) async throws -> SessionGrant? { nil }
     func deleteSession(id: String) async throws {}
     func pruneAccessRecords(batchesReceivedBefore cutoff: Double, now: Double, limit: Int) async throws -> Int { 0 }
+    func storeMetricKit(app: String, records: [MetricKitRecord]) async throws -> Int { 0 }
+    func metricKitVersions(app: String, query: ScreenQuery) async throws -> [MetricKitVersionSummary] { [] }
 }

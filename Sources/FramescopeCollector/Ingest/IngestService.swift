@@ -12,6 +12,7 @@ import NIOCore
 /// bytes can reach is here, behind one function, ``accept(_:app:logger:)``.
 public struct IngestService: Sendable {
     let limits: IngestLimits
+    let store: any CollectorStore
     let groupCommit: GroupCommit
     let budget: ByteBudget
     let metrics: CollectorMetrics
@@ -25,6 +26,7 @@ public struct IngestService: Sendable {
     public init(store: any CollectorStore, limits: IngestLimits = IngestLimits(), metrics: CollectorMetrics = CollectorMetrics(),
                 clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
         self.limits = limits
+        self.store = store
         self.groupCommit = GroupCommit(store: store, maximumWaitingBytes: limits.maximumWaitingBytes)
         self.budget = ByteBudget(capacity: limits.maximumBytesInFlight)
         self.metrics = metrics
@@ -40,22 +42,30 @@ public struct IngestService: Sendable {
     ///   is full, 413 for a body or decompressed body over the limits, 400 or 415 naming
     ///   what is wrong with the body; the store's error for this batch alone.
     public func accept(_ request: Request, app: String, logger: Logger) async throws -> IngestResponse {
+        try await withBody(of: request) { body in try await ingest(body: body, app: app, logger: logger) }
+    }
+
+    /// Calls `work` with `request`'s body, read and decompressed within the byte budget
+    /// (``accept(_:app:logger:)`` says how), and releases the budget when it returns.
+    /// - Throws: ``CollectorError`` for a saturated budget, a body over the limits or an
+    ///   encoding other than gzip; what `work` throws.
+    func withBody<Result: Sendable>(of request: Request, _ work: (ByteBuffer) async throws -> Result) async throws -> Result {
         let declared = request.headers[.contentLength].flatMap { Int($0) }.map { min(max($0, 0), limits.maximumBodyBytes) }
         var held = declared ?? limits.maximumBodyBytes
         guard await budget.reserve(held) else { throw CollectorError.saturated }
         do {
-            let response = try await read(request, app: app, logger: logger, held: &held)
+            let body = try await read(request, held: &held)
+            let result = try await work(body)
             await budget.release(held)
-            return response
+            return result
         } catch {
             await budget.release(held)
             throw error
         }
     }
 
-    /// ``accept(_:app:logger:)`` once the body's budget is held; `held` grows by what
-    /// decompression reserves.
-    private func read(_ request: Request, app: String, logger: Logger, held: inout Int) async throws -> IngestResponse {
+    /// The body once its budget is held; `held` grows by what decompression reserves.
+    private func read(_ request: Request, held: inout Int) async throws -> ByteBuffer {
         var body = try await request.body.collect(upTo: limits.maximumBodyBytes)
         switch request.headers[.contentEncoding]?.lowercased() {
         case nil, "identity":
@@ -68,7 +78,7 @@ public struct IngestService: Sendable {
             throw CollectorError(.unsupportedMediaType, code: "unsupported_encoding", field: "Content-Encoding",
                                  message: "Content-Encoding '\(encoding)' is not accepted; send plain JSON or gzip")
         }
-        return try await ingest(body: body, app: app, logger: logger)
+        return body
     }
 
     /// Decodes, validates and stores one batch already in memory (uncompressed JSON).

@@ -4,6 +4,9 @@ import Hummingbird
 /// ``IngestResponse`` once the valid events are committed. The route group authenticates
 /// (``IngestKeyAuthenticator``) and rate-limits (``RateLimitMiddleware``); the
 /// ``IngestService`` does the rest.
+///
+/// `POST /v1/metrickit`: MetricKit payload JSON (one `jsonRepresentation()` or a list),
+/// with the same key, rate limit and byte budget; 202 with ``MetricKitResponse``.
 struct IngestRoutes: Sendable {
     let service: IngestService
 
@@ -13,6 +16,13 @@ struct IngestRoutes: Sendable {
             .add(middleware: RateLimitMiddleware(limiter: limiter, clock: clock))
             .post { request, context -> EditedResponse<IngestResponse> in
                 let response = try await service.accept(request, app: try context.authenticatedApp(), logger: context.logger)
+                return EditedResponse(status: .accepted, response: response)
+            }
+        router.group("/v1/metrickit")
+            .add(middleware: IngestKeyAuthenticator(store: store, clock: clock))
+            .add(middleware: RateLimitMiddleware(limiter: limiter, clock: clock))
+            .post { request, context -> EditedResponse<MetricKitResponse> in
+                let response = try await service.acceptMetricKit(request, app: try context.authenticatedApp(), logger: context.logger)
                 return EditedResponse(status: .accepted, response: response)
             }
     }

@@ -9,7 +9,8 @@ import Hummingbird
 /// - `GET …/timeseries?metric&interval`: ``TimeSeriesResponse``;
 /// - `GET …/compare?baseline&candidate`: ``ComparisonResponse``;
 /// - `GET …/worst?by&limit&minVisits`: ``WorstScreensResponse``;
-/// - `GET …/percentiles`: ``PercentilesResponse``.
+/// - `GET …/percentiles`: ``PercentilesResponse``;
+/// - `GET …/metrickit`: Apple's figures per app version (``MetricKitVersionsResponse``).
 struct QueryRoutes: Sendable {
     let store: any CollectorStore
     let queries: CollectorQueries
@@ -61,6 +62,11 @@ struct QueryRoutes: Sendable {
             let (app, query) = try readQuery(request, context)
             return try await queries.percentiles(app: app, query: query)
         }
+
+        group.get("metrickit") { request, context -> MetricKitVersionsResponse in
+            let (app, query) = try readQuery(request, context)
+            return MetricKitVersionsResponse(versions: try await store.metricKitVersions(app: app, query: query))
+        }
     }
 
     /// The authenticated app and the query's time range and filters.
@@ -75,6 +81,13 @@ public struct ScreensResponse: ResponseEncodable, Decodable, Sendable {
     public var screens: [ScreenSummary]
 }
 
+/// `{"versions": [...]}`: Apple's figures from MetricKit payloads, per app version.
+public struct MetricKitVersionsResponse: ResponseEncodable, Decodable, Sendable {
+    /// One entry per app version, by version.
+    public var versions: [MetricKitVersionSummary]
+}
+
+extension MetricKitResponse: ResponseEncodable {}
 extension TimeSeriesResponse: ResponseEncodable {}
 extension ComparisonResponse: ResponseEncodable {}
 extension WorstScreensResponse: ResponseEncodable {}

@@ -47,6 +47,14 @@ public protocol CollectorStore: Sendable {
     /// Forgets batch ids received before `cutoff` (at most `limit`), expired sessions and
     /// keys past their grace period; returns how many batch ids were forgotten.
     func pruneAccessRecords(batchesReceivedBefore cutoff: Double, now: Double, limit: Int) async throws -> Int
+    /// Stores MetricKit payloads for `app`; a record whose digest is stored already is not
+    /// stored again. Returns how many were stored.
+    func storeMetricKit(app: String, records: [MetricKitRecord]) async throws -> Int
+    /// Apple's figures per app version from the MetricKit payloads whose end falls in
+    /// `query`'s range, filtered by its app version, OS version and device model (MetricKit
+    /// has no screens, networks or power modes, so those filters are not applied), by
+    /// version.
+    func metricKitVersions(app: String, query: ScreenQuery) async throws -> [MetricKitVersionSummary]
 }
 
 extension CollectorStore {

@@ -82,15 +82,15 @@ public struct MetricKitParser: Sendable {
             let field = path + key
             switch key {
             case "timeStampBegin", "timeStampEnd":
-                guard let text = try optionalString(&lexer, &source) else { return }
+                guard let text = try optionalString(&lexer, &source, &payload, field) else { return }
                 guard let time = MetricKitMeasurement.unixTime(text) else {
                     return issue(&payload, field, lexer.line, "'\(text.printable())' is not a time like 2020-10-10 19:35:24 +0000")
                 }
                 if key == "timeStampBegin" { payload.begin = time } else { payload.end = time }
             case "latestApplicationVersion":
-                latestVersion = try optionalString(&lexer, &source)
+                latestVersion = try optionalString(&lexer, &source, &payload, field)
             case "metaData":
-                try readMetaData(&lexer, &source, into: &payload)
+                try readMetaData(&lexer, &source, path: field, into: &payload)
                 metaVersion = payload.appVersion
             case "animationMetrics":
                 try readAnimation(&lexer, &source, path: field, into: &payload)
@@ -113,19 +113,20 @@ public struct MetricKitParser: Sendable {
 
     /// `metaData` and `diagnosticMetaData`: who sent the payload. A field seen before is kept.
     private func readMetaData<Source: ByteSource>(
-        _ lexer: inout JSONStreamLexer<TraceError>, _ source: inout Source, into payload: inout MetricKitPayload,
+        _ lexer: inout JSONStreamLexer<TraceError>, _ source: inout Source, path: String, into payload: inout MetricKitPayload,
         hang: ((String, Int) -> Void)? = nil
     ) throws(TraceError) {
         try forEachMember(&lexer, &source) { (key, lexer, source) throws(TraceError) in
+            let field = path + "." + key
             switch key {
-            case "appVersion": set(&payload.appVersion, try optionalString(&lexer, &source))
-            case "appBuildVersion": set(&payload.appBuildVersion, try optionalString(&lexer, &source))
-            case "osVersion": set(&payload.osVersion, try optionalString(&lexer, &source))
-            case "deviceType": set(&payload.deviceType, try optionalString(&lexer, &source))
-            case "bundleIdentifier": set(&payload.bundleIdentifier, try optionalString(&lexer, &source))
+            case "appVersion": set(&payload.appVersion, try optionalString(&lexer, &source, &payload, field))
+            case "appBuildVersion": set(&payload.appBuildVersion, try optionalString(&lexer, &source, &payload, field))
+            case "osVersion": set(&payload.osVersion, try optionalString(&lexer, &source, &payload, field))
+            case "deviceType": set(&payload.deviceType, try optionalString(&lexer, &source, &payload, field))
+            case "bundleIdentifier": set(&payload.bundleIdentifier, try optionalString(&lexer, &source, &payload, field))
             case "hangDuration" where hang != nil:
                 let line = lexer.line
-                if let text = try optionalString(&lexer, &source) { hang?(text, line) }
+                if let text = try optionalString(&lexer, &source, &payload, field) { hang?(text, line) }
             default: try lexer.skipValue(&source)
             }
         }
@@ -143,7 +144,7 @@ public struct MetricKitParser: Sendable {
         try forEachMember(&lexer, &source) { (key, lexer, source) throws(TraceError) in
             guard key == "scrollHitchTimeRatio" else { return try lexer.skipValue(&source) }
             let line = lexer.line
-            guard let text = try optionalString(&lexer, &source) else { return }
+            guard let text = try optionalString(&lexer, &source, &payload, path + "." + key) else { return }
             guard let ratio = MetricKitMeasurement.millisecondsPerSecond(text) else {
                 return issue(&payload, path + "." + key, line, "'\(text.printable())' is not a ratio like '12 ms per s'")
             }
@@ -171,8 +172,8 @@ public struct MetricKitParser: Sendable {
                     var count: Double?
                     try forEachMember(&lexer, &source) { (key, lexer, source) throws(TraceError) in
                         switch key {
-                        case "bucketStart": start = try optionalString(&lexer, &source)
-                        case "bucketEnd": end = try optionalString(&lexer, &source)
+                        case "bucketStart": start = try optionalString(&lexer, &source, &payload, bucketPath + ".bucketStart")
+                        case "bucketEnd": end = try optionalString(&lexer, &source, &payload, bucketPath + ".bucketEnd")
                         case "bucketCount":
                             try lexer.skipWhitespace(&source)
                             if try lexer.peekByte(&source) == UInt8(ascii: "\"") {
@@ -221,7 +222,8 @@ public struct MetricKitParser: Sendable {
             var duration: (String, Int)?
             try forEachMember(&lexer, &source) { (key, lexer, source) throws(TraceError) in
                 guard key == "diagnosticMetaData" else { return try lexer.skipValue(&source) }
-                try readMetaData(&lexer, &source, into: &payload, hang: isHang ? { duration = ($0, $1) } : nil)
+                try readMetaData(&lexer, &source, path: elementPath + ".diagnosticMetaData", into: &payload,
+                                 hang: isHang ? { duration = ($0, $1) } : nil)
             }
             guard isHang else { continue }
             let field = elementPath + ".diagnosticMetaData.hangDuration"
@@ -257,10 +259,20 @@ public struct MetricKitParser: Sendable {
         payload.issues.append(MetricKitIssue(field: field.printable(), line: line, message: message))
     }
 
-    /// A string value, or `nil` for `null` or a value of another type (skipped).
-    private func optionalString<Source: ByteSource>(_ lexer: inout JSONStreamLexer<TraceError>, _ source: inout Source) throws(TraceError) -> String? {
+    /// A string value, or `nil` for `null` or a value of another type (skipped, and an
+    /// issue naming `field`).
+    private func optionalString<Source: ByteSource>(
+        _ lexer: inout JSONStreamLexer<TraceError>, _ source: inout Source, _ payload: inout MetricKitPayload, _ field: String
+    ) throws(TraceError) -> String? {
         try lexer.skipWhitespace(&source)
-        guard try lexer.peekByte(&source) == UInt8(ascii: "\"") else { try lexer.skipValue(&source); return nil }
+        guard try lexer.peekByte(&source) == UInt8(ascii: "\"") else {
+            let line = lexer.line
+            if try !lexer.null(&source) {
+                try lexer.skipValue(&source)
+                issue(&payload, field, line, "is not a string")
+            }
+            return nil
+        }
         return try lexer.string(&source)
     }
 

@@ -130,6 +130,28 @@ extension SQLiteStore {
             // Frozen code of its own (Migrations/MigrationV7.swift), inside SQLite's UPDATE.
             try MigrationV7.run(db)
         }
+        migrator.registerMigration("v8: MetricKit payloads") { db in
+            try db.execute(sql: """
+                CREATE TABLE metrickit_payloads (
+                    app_id TEXT NOT NULL,
+                    digest TEXT NOT NULL,
+                    received_at REAL NOT NULL,
+                    begin_at REAL,
+                    end_at REAL NOT NULL,
+                    app_version TEXT NOT NULL,
+                    os_version TEXT NOT NULL,
+                    device_model TEXT NOT NULL,
+                    scroll_hitch_time_ratio REAL,
+                    hang_diagnostics INTEGER NOT NULL,
+                    hang_time REAL NOT NULL,
+                    longest_hang REAL NOT NULL,
+                    histogram_hangs INTEGER NOT NULL,
+                    PRIMARY KEY (app_id, digest)
+                );
+                CREATE INDEX metrickit_by_app_end ON metrickit_payloads(app_id, end_at);
+                CREATE INDEX metrickit_by_received ON metrickit_payloads(received_at);
+                """)
+        }
         return migrator
     }
 }

@@ -1,0 +1,112 @@
+import Crypto
+import Foundation
+import FramescopeCore
+import FramescopeTraces
+import Hummingbird
+import Logging
+import NIOCore
+
+extension IngestService {
+    /// Most payloads one request may hold (a device sends one a day, or a few days' worth).
+    public static let maximumMetricKitPayloads = 1_000
+    /// How old a payload's end may be, in seconds: MetricKit delivers within days, and an
+    /// app may hold payloads a while before it can send them.
+    public static let maximumMetricKitAge = 400.0 * 86_400
+
+    /// Reads the MetricKit payloads in `request`'s body (one `jsonRepresentation()` object
+    /// or a list of them, plain or gzip, within the same byte budget as events) and stores
+    /// those with figures for `app`.
+    ///
+    /// A payload whose who-sent-it text is not acceptable, or whose end is not a plausible
+    /// time, is refused alone, naming the field; a value that cannot be read (a duration of
+    /// "20 parsecs") is left out of its payload, which is stored with the rest. JSON that is
+    /// not well formed refuses the request.
+    /// - Throws: ``CollectorError``: 400 `invalid_json` or `too_many_payloads` naming the
+    ///   body, the body's own errors (``withBody(of:_:)``), the store's.
+    public func acceptMetricKit(_ request: Request, app: String, logger: Logger) async throws -> MetricKitResponse {
+        try await withBody(of: request) { body in try await ingestMetricKit(body: Array(buffer: body), app: app, logger: logger) }
+    }
+
+    /// ``acceptMetricKit(_:app:logger:)`` for a body already in memory (uncompressed).
+    public func ingestMetricKit(body: [UInt8], app: String, logger: Logger) async throws -> MetricKitResponse {
+        let now = clock()
+        let digest = SHA256.hash(data: body).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        var records: [MetricKitRecord] = []
+        var response = MetricKitResponse(accepted: 0, duplicates: 0, withoutFigures: 0, rejected: [], skipped: [])
+        var source = MemoryByteSource(body)
+        var index = 0
+        do throws(TraceError) {
+            try MetricKitParser(file: "body").read(from: &source) { (payload, _) throws(TraceError) in
+                defer { index += 1 }
+                guard index < Self.maximumMetricKitPayloads else {
+                    throw TraceError(kind: .data, file: "body", message: "more than \(Self.maximumMetricKitPayloads) payloads in one request")
+                }
+                switch decide(payload, digest: "\(digest):\(index)", now: now) {
+                case let .store(record):
+                    records.append(record)
+                    for issue in payload.issues.prefix(20) {
+                        // The index says which payload; the path starts inside it.
+                        let field = issue.field.hasPrefix("[\(index)].") ? String(issue.field.dropFirst("[\(index)].".count)) : issue.field
+                        response.skipped.append(RejectedEvent(index: index, field: field, message: issue.message))
+                    }
+                case .withoutFigures:
+                    response.withoutFigures += 1
+                case let .refuse(field, message):
+                    response.rejected.append(RejectedEvent(index: index, field: field, message: message))
+                }
+            }
+        } catch {
+            let code = error.message.hasPrefix("more than") ? "too_many_payloads" : "invalid_json"
+            throw CollectorError(.badRequest, code: code, field: "body",
+                                 message: error.line.map { "line \($0): \(error.message)" } ?? error.message)
+        }
+        let stored = records.isEmpty ? 0 : try await store.storeMetricKit(app: app, records: records)
+        response.accepted = stored
+        response.duplicates = records.count - stored
+        metrics.recordIngest(app: app, accepted: stored, rejected: response.rejected.count)
+        logger.debug("metrickit ingested", metadata: [
+            "app": .string(app), "stored": .stringConvertible(stored), "rejected": .stringConvertible(response.rejected.count),
+        ])
+        return response
+    }
+
+    /// The version number in Apple's `osVersion` ("14.0.1" of "iPhone OS 14.0.1 (18A393)"),
+    /// as the SDK reports it, so that one OS filter applies to both; the text as it is when
+    /// it holds none.
+    static func osVersionNumber(_ text: String) -> String {
+        let words = text.split(separator: " ")
+        return words.first { word in word.first?.isNumber == true && word.allSatisfy { $0.isNumber || $0 == "." } }.map(String.init) ?? text
+    }
+
+    /// What becomes of one payload.
+    enum MetricKitDecision {
+        /// Stored as this record.
+        case store(MetricKitRecord)
+        /// Read, with nothing to store.
+        case withoutFigures
+        /// Refused, naming the field.
+        case refuse(field: String, message: String)
+    }
+
+    /// The record to store for `payload`, or why there is none.
+    func decide(_ payload: MetricKitPayload, digest: String, now: Double) -> MetricKitDecision {
+        func refuse(_ field: String, _ message: String) -> MetricKitDecision { .refuse(field: field, message: message) }
+        for (field, value) in [("metaData.appVersion", payload.appVersion), ("metaData.osVersion", payload.osVersion),
+                               ("metaData.deviceType", payload.deviceType)] {
+            if let value, let problem = WireText.problem(in: value, maximumBytes: limits.maximumFieldLength, allowEmpty: true) {
+                return refuse(field, "\(field) \(problem)")
+            }
+        }
+        guard payload.hasFigures else { return .withoutFigures }
+        let end = payload.end ?? payload.begin ?? now
+        guard end >= now - Self.maximumMetricKitAge, end <= now + 86_400 else {
+            return refuse("timeStampEnd", "the payload ends more than 400 days ago or after tomorrow")
+        }
+        let hangTime = payload.hangDurations.reduce(0, +)
+        return .store(MetricKitRecord(
+            digest: digest, receivedAt: now, begin: payload.begin, end: end, appVersion: payload.appVersion ?? "",
+            osVersion: payload.osVersion.map(Self.osVersionNumber) ?? "", deviceModel: payload.deviceType ?? "",
+            scrollHitchTimeRatio: payload.scrollHitchTimeRatio, hangDiagnostics: payload.hangDurations.count,
+            hangTime: hangTime, longestHang: payload.hangDurations.max() ?? 0, histogramHangs: payload.histogramHangs))
+    }
+}

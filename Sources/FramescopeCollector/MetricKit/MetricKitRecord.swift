@@ -1,0 +1,101 @@
+import FramescopeCore
+import FramescopeTraces
+
+/// One MetricKit payload as the collector stores it: Apple's figures that Framescope
+/// compares with the SDK's, and who sent it (the same dimensions as the SDK's events).
+public struct MetricKitRecord: Sendable, Hashable, Codable {
+    /// The request body's SHA-256 (hex) and the payload's position in it: a device that
+    /// sends the same body again is not counted twice.
+    public var digest: String
+    /// When the collector received it, Unix seconds.
+    public var receivedAt: Double
+    /// `timeStampBegin`, Unix seconds, when the payload has one.
+    public var begin: Double?
+    /// `timeStampEnd`, Unix seconds (the receipt time when the payload has none): the time
+    /// range of a query picks payloads by it.
+    public var end: Double
+    /// The app version (empty when the payload names none).
+    public var appVersion: String
+    /// `osVersion` as Apple writes it (empty when none).
+    public var osVersion: String
+    /// `deviceType`, the model identifier (empty when none).
+    public var deviceModel: String
+    /// `animationMetrics.scrollHitchTimeRatio`, ms per s.
+    public var scrollHitchTimeRatio: Double?
+    /// Hang diagnostics in the payload.
+    public var hangDiagnostics: Int
+    /// Their durations together, in seconds.
+    public var hangTime: Double
+    /// The longest of them, in seconds (0 without any).
+    public var longestHang: Double
+    /// Hangs counted by the hang-time histogram, all buckets together.
+    public var histogramHangs: Int
+
+    /// Creates a record.
+    public init(digest: String, receivedAt: Double, begin: Double?, end: Double, appVersion: String, osVersion: String,
+                deviceModel: String, scrollHitchTimeRatio: Double?, hangDiagnostics: Int, hangTime: Double,
+                longestHang: Double, histogramHangs: Int) {
+        self.digest = digest
+        self.receivedAt = receivedAt
+        self.begin = begin
+        self.end = end
+        self.appVersion = appVersion
+        self.osVersion = osVersion
+        self.deviceModel = deviceModel
+        self.scrollHitchTimeRatio = scrollHitchTimeRatio
+        self.hangDiagnostics = hangDiagnostics
+        self.hangTime = hangTime
+        self.longestHang = longestHang
+        self.histogramHangs = histogramHangs
+    }
+}
+
+/// Apple's figures for one app version over a query's range and filters, from the
+/// MetricKit payloads stored (`GET /v1/apps/{app}/metrickit`, the dashboard's overview).
+public struct MetricKitVersionSummary: Sendable, Hashable, Codable {
+    /// The app version (empty for payloads that named none).
+    public var appVersion: String
+    /// Payloads with figures.
+    public var payloads: Int
+    /// Of them, those with a scroll hitch time ratio.
+    public var scrollHitchTimeRatioPayloads: Int
+    /// The mean of those payloads' `scrollHitchTimeRatio`, ms per s (Apple gives one ratio
+    /// per device and day, without the scrolling time it covers, so each counts once).
+    public var scrollHitchTimeRatio: Double?
+    /// Hang diagnostics, all payloads together.
+    public var hangDiagnostics: Int
+    /// Their durations together, in seconds.
+    public var hangTime: Double
+    /// The longest, in seconds.
+    public var longestHang: Double
+    /// Hangs counted by the payloads' hang-time histograms.
+    public var histogramHangs: Int
+
+    /// Creates a summary.
+    public init(appVersion: String, payloads: Int, scrollHitchTimeRatioPayloads: Int, scrollHitchTimeRatio: Double?,
+                hangDiagnostics: Int, hangTime: Double, longestHang: Double, histogramHangs: Int) {
+        self.appVersion = appVersion
+        self.payloads = payloads
+        self.scrollHitchTimeRatioPayloads = scrollHitchTimeRatioPayloads
+        self.scrollHitchTimeRatio = scrollHitchTimeRatio
+        self.hangDiagnostics = hangDiagnostics
+        self.hangTime = hangTime
+        self.longestHang = longestHang
+        self.histogramHangs = histogramHangs
+    }
+}
+
+/// The answer to `POST /v1/metrickit` (202).
+public struct MetricKitResponse: Sendable, Hashable, Codable {
+    /// Payloads stored now.
+    public var accepted: Int
+    /// Payloads of a body received before, not counted again.
+    public var duplicates: Int
+    /// Payloads without a hitch ratio, hang histogram or hang diagnostic (a day of crashes
+    /// alone): read, nothing to store.
+    public var withoutFigures: Int
+    /// Payloads refused whole, with the field at fault (`index` is the payload's position).
+    public var rejected: [RejectedEvent]
+    /// Values left out of payloads that were stored, with the field at fault.
+    public var skipped: [RejectedEvent]
+}

@@ -1,0 +1,46 @@
+import FramescopeCollector
+import FramescopeCore
+
+extension DashboardPages {
+    /// The overview's comparison of Apple's figures (MetricKit payloads) with the SDK's,
+    /// per app version.
+    struct MetricKitSection {
+        var rows: [MetricKitRow]
+        /// Said when a screen filter is set: MetricKit has no screens.
+        var screenNote: String?
+    }
+
+    /// One app version: Apple's figures and the SDK's nearest ones, as text and raw numbers
+    /// (for the page's data attributes).
+    struct MetricKitRow {
+        var version: String
+        var payloads: String
+        var appleRatio: String
+        var appleRatioRaw: String
+        var framescopeRatio: String
+        var framescopeRatioRaw: String
+        var appleHangs: String
+        var framescopeHangs: String
+    }
+
+    /// The section for `apple`'s versions beside the SDK's groups of the same versions;
+    /// `nil` when no MetricKit payload matches the filters.
+    static func metricKitSection(apple: [MetricKitVersionSummary], framescope: [RollupAggregate], screenFiltered: Bool) -> MetricKitSection? {
+        guard !apple.isEmpty else { return nil }
+        let rows = apple.map { summary in
+            let sdk = framescope.first { $0.dimensionValue == summary.appVersion }
+            let ratio = sdk.flatMap { QueryFigure(.motionHitchRatio).value(of: $0.rollup) }
+            return MetricKitRow(
+                version: summary.appVersion.isEmpty ? "(not named)" : summary.appVersion,
+                payloads: groupThousands(summary.payloads),
+                appleRatio: formatFigure(summary.scrollHitchTimeRatio, unit: "ms/s")
+                    + (summary.scrollHitchTimeRatioPayloads > 0 ? " (\(groupThousands(summary.scrollHitchTimeRatioPayloads)))" : ""),
+                appleRatioRaw: summary.scrollHitchTimeRatio.map { String($0) } ?? "",
+                framescopeRatio: formatFigure(ratio, unit: "ms/s"),
+                framescopeRatioRaw: ratio.map { String($0) } ?? "",
+                appleHangs: groupThousands(summary.hangDiagnostics) + (summary.histogramHangs > 0 ? " · \(groupThousands(summary.histogramHangs)) in histograms" : ""),
+                framescopeHangs: sdk.map { groupThousands($0.rollup.report.hangs) } ?? "–")
+        }
+        return MetricKitSection(rows: rows, screenNote: screenFiltered ? "MetricKit has no screens: Apple's figures are the whole app's, Framescope's those of the screen chosen." : nil)
+    }
+}
