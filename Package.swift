@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
     ],
     targets: [
         // Ticks in, reports out: standard library only.
@@ -97,10 +98,20 @@ let package = Package(
             ],
             resources: [.copy("Resources/templates"), .copy("Resources/dashboard.css"), .copy("Resources/dashboard.js")]
         ),
+        // Recordings of real renderers: headless Chromium over the DevTools protocol.
+        .target(
+            name: "FramescopeRecording",
+            dependencies: [
+                "FramescopeCore",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "framescope",
             dependencies: [
                 "FramescopeCore",
+                "FramescopeRecording",
                 "FramescopeSimulation",
                 "FramescopeTraces",
                 "FramescopeCollector",

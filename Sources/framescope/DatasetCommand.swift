@@ -16,7 +16,7 @@ struct DatasetCommand: ParsableCommand {
 struct MessagesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "messages",
-        abstract: "Generate the thesis' chat message list as JSON.",
+        abstract: "Generate the thesis' chat message list as JSON, or as a page of plain or heavy cells.",
         discussion: """
             Messages 0…n−1, each in or out with equal chance. With --media-probability a \
             message is a media message with 1–3 items from a pool of 100 static and 10 \
@@ -35,8 +35,14 @@ struct MessagesCommand: ParsableCommand {
     @Option(help: "Seed; the same seed gives the same list.")
     var seed: UInt64 = 1
 
-    @Option(help: ArgumentHelp("Where to write the JSON; stdout by default.", valueName: "file"))
+    @Option(help: ArgumentHelp("Where to write the JSON (or the page); stdout by default.", valueName: "file"))
     var output: String?
+
+    @Flag(help: "Write the list as a self-contained HTML page to scroll with 'framescope record chrome', instead of JSON.")
+    var html = false
+
+    @Option(help: "With --html: plain (text only) or heavy (large images, gradients, shadows and blur) cells.")
+    var cells: MessageDataset.Cells = .plain
 
     mutating func validate() throws {
         if count < 0 || count > 10_000_000 { throw ValidationError("--count must lie between 0 and 10000000") }
@@ -45,6 +51,13 @@ struct MessagesCommand: ParsableCommand {
 
     func run() throws {
         let messages = MessageDataset.generate(count: count, mediaProbability: mediaProbability, seed: seed)
-        try writeOutput(try encodeJSON(messages) + "\n", to: output)
+        if html {
+            try writeOutput(MessageDataset.html(messages, cells: cells), to: output)
+        } else {
+            try writeOutput(try encodeJSON(messages) + "\n", to: output)
+        }
     }
 }
+
+extension MessageDataset.Cells: ExpressibleByArgument {}
+

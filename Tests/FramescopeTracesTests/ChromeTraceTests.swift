@@ -51,6 +51,17 @@ struct ChromeTraceTests {
         #expect(abs(report.whole.firstDuration - 0.16666) < 0.001)
     }
 
+    @Test("Chromium 156 writes the reporter's state under args.frame_reporter: read the same as chrome_frame_reporter")
+    func frameReporterKey() throws {
+        let text = try String(contentsOf: Self.corpus.appendingPathComponent("lighthouse_user-timing_pipelinereporter.json"), encoding: .utf8)
+        #expect(text.contains("\"chrome_frame_reporter\""))
+        let renamed = text.replacingOccurrences(of: "\"chrome_frame_reporter\"", with: "\"frame_reporter\"")
+        let (old, _) = try analyze(Array(text.utf8))
+        let (new, notes) = try analyze(Array(renamed.utf8))
+        #expect(new == old)
+        #expect(!notes.contains { $0.contains("state Framescope does not know") }, "\(notes)")
+    }
+
     @Test("iframe: 120 Hz; 12 presented vsyncs, one drop between two presented frames; 3 DroppedFrame events and 5 dropped reporters")
     func iframe() throws {
         let bytes = Array(try Data(contentsOf: Self.corpus.appendingPathComponent("lighthouse_iframe-layout_droppedframe.json")))

@@ -123,7 +123,7 @@ struct ChromeTraceReader {
             let key = try lexer.string(&source)
             try lexer.expect(UInt8(ascii: ":"), &source, "':' after a key")
             switch key {
-            case "chrome_frame_reporter": event.state = try member("state", &lexer, &source)
+            case "chrome_frame_reporter", "frame_reporter": event.state = try member("state", &lexer, &source)
             case "data": event.needsBeginFrame = try member("needsBeginFrame", &lexer, &source)
             case "name":
                 try lexer.skipWhitespace(&source)

@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+/// `framescope record chrome` on this machine's Chromium: the thesis' message list as a
+/// page of plain cells and of heavy cells (`dataset messages --html`), both scrolled by the
+/// same script. Needs Chromium: without it the test fails (CI installs it).
+@Suite("framescope record chrome: a real renderer", .serialized)
+struct RecordChromeTests {
+    /// Records `cells` scrolled by `script` and returns the report's figures.
+    func record(_ cells: String, script: String, in directory: TemporaryDirectory) throws -> (report: [String: Any], trace: String, stderr: String) {
+        let page = directory.url.appendingPathComponent("\(cells).html").path
+        let made = try CLI.run(["dataset", "messages", "--html", "--cells", cells, "--output", page])
+        #expect(made.exitCode == 0, "\(made.stderr)")
+        let trace = directory.url.appendingPathComponent("\(cells)-\(script).json").path
+        let recorded = try CLI.run(["record", "chrome", page, "--script", script, "--output", trace, "--format", "json"])
+        #expect(recorded.exitCode == 0, "\(recorded.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(recorded.stdout.utf8)) as? [String: Any] ?? [:]
+        return (report, trace, recorded.stderr)
+    }
+
+    @Test("Heavy cells are measurably less smooth than plain ones under the same scroll, and a budget fails on them", arguments: ["steady", "accelerating"])
+    func heavyVersusPlain(script: String) throws {
+        let directory = try TemporaryDirectory()
+        let plain = try record("plain", script: script, in: directory)
+        let heavy = try record("heavy", script: script, in: directory)
+        let plainDropped = plain.report["droppedFrames"] as? Int ?? -1
+        let heavyDropped = heavy.report["droppedFrames"] as? Int ?? -1
+        let plainRatio = plain.report["hitchRatio"] as? Double ?? -1
+        let heavyRatio = heavy.report["hitchRatio"] as? Double ?? -1
+        print("record chrome \(script): plain \(plain.report["frames"] ?? "?") frames, \(plainDropped) dropped, hitch ratio \(plainRatio) ms/s; heavy \(heavy.report["frames"] ?? "?") frames, \(heavyDropped) dropped, hitch ratio \(heavyRatio) ms/s")
+        #expect((plain.report["frames"] as? Int ?? 0) > 150, "the plain page's scroll gave frames: \(plain.stderr)")
+        #expect(plain.stderr.contains("scrolled \(script == "steady" ? 6000 : 11000) of"), "\(plain.stderr)")
+        #expect(heavyDropped > plainDropped, "heavy \(heavyDropped) dropped frames, plain \(plainDropped)")
+        #expect(heavyRatio > plainRatio, "heavy \(heavyRatio) ms/s, plain \(plainRatio) ms/s")
+        // The recording is a Chrome trace like any other: `check` reads it and fails the budget.
+        let budget = try directory.file("budget.json", #"{"recording": {"hitchRatio": {"max": 10}}}"#)
+        let check = try CLI.run(["check", "--budget", budget, heavy.trace])
+        #expect(check.exitCode == 1, "\(check.stdout)\(check.stderr)")
+        #expect(check.stdout.contains("hitch ratio"), "\(check.stdout)")
+    }
+
+    @Test("A selector that matches nothing is exit 74 naming it; a missing browser is exit 74 saying how to give one")
+    func refusals() throws {
+        let directory = try TemporaryDirectory()
+        let page = try directory.file("empty.html", "<!doctype html><title>x</title><p>nothing to scroll</p>")
+        let missing = try CLI.run(["record", "chrome", page, "--selector", "#nope", "--output", directory.url.appendingPathComponent("t.json").path])
+        #expect(missing.exitCode == 74)
+        #expect(missing.stderr.contains("no element matches the selector #nope"), "\(missing.stderr)")
+        let noBrowser = try CLI.run(["record", "chrome", page, "--chromium", "/nonexistent/chromium", "--output", directory.url.appendingPathComponent("t.json").path])
+        #expect(noBrowser.exitCode == 74)
+        #expect(noBrowser.stderr.contains("could not start /nonexistent/chromium"), "\(noBrowser.stderr)")
+    }
+}
