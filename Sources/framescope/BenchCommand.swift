@@ -8,7 +8,7 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Measure analyze's throughput, or the collector's query latency over large rollups.",
-        subcommands: [BenchAnalyzeCommand.self, BenchQueriesCommand.self],
+        subcommands: [BenchAnalyzeCommand.self, BenchFormatsCommand.self, BenchQueriesCommand.self],
         defaultSubcommand: BenchAnalyzeCommand.self
     )
 }
@@ -143,4 +143,73 @@ func residentMemory() -> (current: Int, peak: Int) {
     getrusage(RUSAGE_SELF, &usage)
     return (Int(usage.ru_maxrss), Int(usage.ru_maxrss))
     #endif
+}
+
+/// `framescope bench formats`: each reader's throughput on a generated recording of its
+/// format, beside `wc -l` on the same file (a floor: reading the bytes and counting lines).
+struct BenchFormatsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "formats",
+        abstract: "Measure each trace reader's throughput (MB/s) on a generated recording, beside wc -l.",
+        discussion: """
+            Writes a recording of about --megabytes MB for each format (Framescope CSV, \
+            SurfaceFlinger latency, PresentMon 2.x with two swap chains, a Chrome JSON \
+            trace with twenty other events per frame, an xctrace display table), runs \
+            'wc -l' on it, then analyzes it as 'framescope analyze' does, --runs times, and \
+            prints the best and median MB/s of each and the peak resident memory. Build \
+            with -c release for meaningful figures.
+            """
+    )
+
+    @Option(help: "Size of each generated recording, in MB.")
+    var megabytes: Int = 200
+
+    @Option(help: "How many times each file is read.")
+    var runs: Int = 3
+
+    @Option(help: "Only these formats (repeat the option); all by default.")
+    var only: [TraceFormat] = []
+
+    mutating func validate() throws {
+        if megabytes < 1 || megabytes > 100_000 { throw ValidationError("--megabytes must lie between 1 and 100000") }
+        if runs < 1 || runs > 100 { throw ValidationError("--runs must lie between 1 and 100") }
+    }
+
+    func run() throws {
+        let clock = ContinuousClock()
+        func seconds(_ duration: Duration) -> Double { Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18 }
+        print("format                   size      wc -l (best)   analyze best   analyze median   frames      peak RSS")
+        for format in only.isEmpty ? BenchRecordings.formats : only {
+            let path = NSTemporaryDirectory() + "framescope-bench-\(getpid()).\(format.rawValue)"
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let bytes = try BenchRecordings.write(format, bytes: megabytes * 1_000_000, to: path)
+            var floor: [Double] = []
+            var rates: [Double] = []
+            var frames = 0
+            for _ in 0..<runs {
+                let wc = Process()
+                wc.executableURL = URL(fileURLWithPath: "/usr/bin/wc")
+                wc.arguments = ["-l", path]
+                wc.standardOutput = FileHandle.nullDevice
+                let wcTime = try clock.measure { try wc.run(); wc.waitUntilExit() }
+                floor.append(Double(bytes) / seconds(wcTime) / 1e6)
+                var source = try FileByteSource(path: path)
+                var report = RecordingReport(whole: FrameReport())
+                let elapsed = try clock.measure { report = try TraceReader(file: path).analyze(from: &source, format: format) }
+                rates.append(Double(bytes) / seconds(elapsed) / 1e6)
+                frames = report.whole.frames + report.whole.firstFrames
+            }
+            rates.sort()
+            let name = format.rawValue.padding(toLength: 22, withPad: " ", startingAt: 0)
+            let size = Metric.decimal(Double(bytes) / 1e6, digits: 0) + " MB"
+            print("\(name)  \(size.leftPadded(8))  \((Metric.decimal(floor.max() ?? 0, digits: 0) + " MB/s").leftPadded(13))  \((Metric.decimal(rates.last ?? 0, digits: 1) + " MB/s").leftPadded(13))  \((Metric.decimal(rates[rates.count / 2], digits: 1) + " MB/s").leftPadded(15))  \(String(frames).leftPadded(9))  \((Metric.decimal(Double(residentMemory().peak) / 1e6, digits: 1) + " MB").leftPadded(11))")
+        }
+    }
+}
+
+extension String {
+    /// The text right-aligned in `width` characters.
+    func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
 }
