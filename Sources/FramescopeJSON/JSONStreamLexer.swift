@@ -190,6 +190,43 @@ public struct JSONStreamLexer<Failure: Error> {
         }
     }
 
+    /// Reads a string and answers which of `candidates` it equals (its index), or `nil` for
+    /// none, without making a `String` when the string has no escapes and lies in the
+    /// buffer (a key or an event name in a trace: almost always). Checked as
+    /// ``string(_:)`` checks.
+    public mutating func matchString<Input: JSONByteInput>(_ input: inout Input, among candidates: [StaticString]) throws(Failure) -> Int? where Input.Failure == Failure {
+        try skipWhitespace(&input)
+        if try peekByte(&input) == UInt8(ascii: "\""), position + 1 < end {
+            var cursor = position + 1
+            while cursor < end {
+                let byte = storage[cursor]
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+                cursor += 1
+            }
+            if cursor < end, storage[cursor] == UInt8(ascii: "\"") {
+                let start = position + 1
+                let length = cursor - start
+                position = cursor + 1
+                let storage = storage
+                for (index, candidate) in candidates.enumerated() where candidate.utf8CodeUnitCount == length {
+                    let same = candidate.withUTF8Buffer { bytes in
+                        for offset in 0..<length where storage[start + offset] != bytes[offset] { return false }
+                        return true
+                    }
+                    if same { return index }
+                }
+                guard length <= 6 * Self.maximumStringBytes else { throw error("string longer than \(Self.maximumStringBytes) bytes") }
+                // Not a candidate: still checked as text, as string(_:) would check it.
+                guard String(validating: UnsafeRawBufferPointer(rebasing: storage[start..<cursor]), as: UTF8.self) != nil else {
+                    throw error("string is not valid UTF-8")
+                }
+                return nil
+            }
+        }
+        let text = try string(&input)
+        return candidates.firstIndex { $0.withUTF8Buffer { Array($0) } == Array(text.utf8) }
+    }
+
     /// Skips a string of any length without keeping it (a screenshot's base64 in a trace):
     /// control characters and escapes are checked as ``string(_:)`` checks them; the bytes
     /// between are not decoded.
@@ -240,7 +277,7 @@ public struct JSONStreamLexer<Failure: Error> {
             _ = try nextByte(&input)
             if try !consumeIf(UInt8(ascii: "}"), &input) {
                 repeat {
-                    _ = try string(&input)
+                    try skipString(&input)
                     try expect(UInt8(ascii: ":"), &input, "':' after a key")
                     try skipValue(&input, depth: depth + 1)
                 } while try separator(closing: UInt8(ascii: "}"), &input)

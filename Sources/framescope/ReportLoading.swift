@@ -123,9 +123,9 @@ func describe(_ error: DecodingError) -> String {
 }
 
 /// A progress line on stderr, shown only when both stdout and stderr are terminals and the
-/// input is large (over 8 MB) or of unknown size (a pipe): bytes read and the share of the
-/// file when its size is known, the rate otherwise, and for gzip the compressed and the
-/// uncompressed bytes.
+/// input is large (over 8 MB) or of unknown size (a pipe): a bar and the share of the file
+/// when its size is known, the megabytes read and the rate, and for gzip the uncompressed
+/// bytes too.
 final class ProgressLine {
     private let input: TraceInput
     private let enabled: Bool
@@ -143,15 +143,23 @@ final class ProgressLine {
         guard enabled, read - lastPrinted >= 4 << 20 || read == input.file.size else { return }
         lastPrinted = read
         shown = true
-        var line = "\r\(input.name): \(read >> 20) MB"
-        if let total = input.file.size {
-            line += " of \(total >> 20) MB read (\(total > 0 ? 100 * read / total : 0) %)"
-        } else {
-            let seconds = Double((ContinuousClock.now - started).components.seconds) + Double((ContinuousClock.now - started).components.attoseconds) / 1e18
-            line += " read (\(seconds > 0 ? Int(Double(read >> 20) / seconds) : 0) MB/s)"
-        }
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        var line = "\r" + Self.render(name: input.name, read: read, total: input.file.size, seconds: seconds)
         if input.isCompressed { line += ", \(input.contentBytesRead >> 20) MB uncompressed" }
         writeToStandardError(line + "\u{1B}[K")
+    }
+
+    /// The line without its carriage return: a bar of 20 cells and the share when the size
+    /// is known, the megabytes read, and the rate.
+    /// `trace.csv [██████░░░░░░░░░░░░░░] 30 % 120 of 400 MB, 210 MB/s`
+    static func render(name: String, read: Int, total: Int?, seconds: Double) -> String {
+        let rate = seconds > 0 ? Int(Double(read) / 1_048_576 / seconds) : 0
+        guard let total, total > 0 else { return "\(name): \(read >> 20) MB read, \(rate) MB/s" }
+        let share = min(100, 100 * read / total)
+        let filled = share / 5
+        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: 20 - filled)
+        return "\(name) [\(bar)] \(share) % \(read >> 20) of \(total >> 20) MB, \(rate) MB/s"
     }
 
     func finish() {

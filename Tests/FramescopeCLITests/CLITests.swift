@@ -31,6 +31,20 @@ struct CLITests {
         #expect((report["refreshRates"] as? [String: Int]) == ["60": 9])
     }
 
+    @Test("bench formats reads a generated recording of each format and prints its MB/s beside wc -l")
+    func benchFormats() throws {
+        let result = try CLI.run(["bench", "formats", "--megabytes", "2", "--runs", "1"])
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        for format in ["csv", "surfaceflinger-latency", "presentmon", "chrome", "xctrace"] {
+            let line = result.stdout.split(separator: "\n").first { $0.hasPrefix(format + " ") }
+            #expect(line != nil, "\(format): \(result.stdout)")
+            // wc -l's rate, analyze's best and median, then a frame count above zero.
+            let fields = line.map { $0.split(separator: " ") } ?? []
+            #expect(fields.filter { $0 == "MB/s" }.count == 3, "\(line ?? "")")
+            #expect(fields.count > 10 && (Int(fields[fields.count - 3]) ?? 0) > 100, "\(line ?? "")")
+        }
+    }
+
     @Test("analyze prints a readable table with segments")
     func analyzeTable() throws {
         let path = try directory.file("s.csv", csvTrace([1, 1, 2, 1, 1, 4, 1, 1], segments: ["", "a", "a", "a", "", "b", "b", ""]))

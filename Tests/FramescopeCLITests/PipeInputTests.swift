@@ -248,6 +248,38 @@ struct PipeInputTests {
         #expect(!piped.stdout.contains("reading a recording from standard input"))
     }
 
+    @Test("On a terminal, a large file shows a bar with the share, megabytes and rate on stderr; through a pipe, nothing")
+    func progressBar() throws {
+        let generated = try CLI.run(["bench", "analyze", "--ticks", "600000", "--output", directory.url.appendingPathComponent("big.csv").path])
+        #expect(generated.exitCode == 0, "\(generated.stderr)")
+        let path = directory.url.appendingPathComponent("big.csv").path
+        let (master, terminal) = try openPseudoTerminal()
+        defer { close(master) }
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = ["analyze", path]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle(fileDescriptor: terminal, closeOnDealloc: false)
+        process.standardError = FileHandle(fileDescriptor: terminal, closeOnDealloc: false)
+        try process.run()
+        // Only the child holds the terminal now: reading the master ends (EIO) when it exits.
+        close(terminal)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60) { if process.isRunning { process.terminate() } }
+        var seen = Data()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = read(master, &buffer, buffer.count)
+            if count <= 0 { break }
+            seen.append(contentsOf: buffer[0..<count])
+        }
+        process.waitUntilExit()
+        let text = String(decoding: seen, as: UTF8.self)
+        #expect(process.terminationStatus == 0)
+        #expect(text.range(of: #"big\.csv \[█*░*\] [0-9]+ % [0-9]+ of [0-9]+ MB, [0-9]+ MB/s"#, options: .regularExpression) != nil, "\(text.prefix(400))")
+        let piped = try bash("$B analyze '\(path)' 2>&1 >/dev/null")
+        #expect(!piped.stdout.contains("MB/s"), "\(piped.stdout)")
+    }
+
     @Test("Concatenated gzip members read as one recording")
     func concatenatedMembers() throws {
         let trace = try fixtures()[0]

@@ -17,6 +17,13 @@ import FramescopeJSON
 struct ChromeTraceReader {
     let file: String
 
+    /// The keys of an event that the reader reads, in ``readEvent(_:_:_:)``'s order.
+    static let eventKeys: [StaticString] = ["name", "ph", "ts", "pid", "args"]
+    /// The event names that matter to ``ChromeFrames``; any other name reads as "".
+    static let eventNames: [StaticString] = ["PipelineReporter", "BeginFrame", "DrawFrame", "DroppedFrame", "NeedsBeginFrameChanged", "process_name"]
+    /// The keys of `args` that the reader reads.
+    static let argumentKeys: [StaticString] = ["chrome_frame_reporter", "frame_reporter", "data", "name"]
+
     /// Most frame events kept (24 bytes each).
     static let maximumRecords = 4_000_000
 
@@ -82,14 +89,16 @@ struct ChromeTraceReader {
         var event = ChromeEvent()
         if try !lexer.consumeIf(UInt8(ascii: "}"), &source) {
             repeat {
-                let key = try lexer.string(&source)
+                // Keys and names are matched in the read buffer: most events are of kinds
+                // the reader skips, and a String for each of their keys cost a third of the time.
+                let key = try lexer.matchString(&source, among: Self.eventKeys)
                 try lexer.expect(UInt8(ascii: ":"), &source, "':' after a key")
                 switch key {
-                case "name": event.name = try lexer.string(&source)
-                case "ph": event.phase = try lexer.string(&source)
-                case "ts": event.timestamp = try lexer.number(&source, parse: parseDouble)
-                case "pid": event.processID = try processID(&lexer, &source)
-                case "args": try readArguments(&lexer, &source, &event)
+                case 0: event.name = try lexer.matchString(&source, among: Self.eventNames).map { Self.eventNames[$0].description } ?? ""
+                case 1: event.phase = try lexer.string(&source)
+                case 2: event.timestamp = try lexer.number(&source, parse: parseDouble)
+                case 3: event.processID = try processID(&lexer, &source)
+                case 4: try readArguments(&lexer, &source, &event)
                 default: try lexer.skipValue(&source)
                 }
             } while try lexer.separator(closing: UInt8(ascii: "}"), &source)
@@ -120,12 +129,12 @@ struct ChromeTraceReader {
         try lexer.expect(UInt8(ascii: "{"), &source, "'{'")
         if try lexer.consumeIf(UInt8(ascii: "}"), &source) { return }
         repeat {
-            let key = try lexer.string(&source)
+            let key = try lexer.matchString(&source, among: Self.argumentKeys)
             try lexer.expect(UInt8(ascii: ":"), &source, "':' after a key")
             switch key {
-            case "chrome_frame_reporter", "frame_reporter": event.state = try member("state", &lexer, &source)
-            case "data": event.needsBeginFrame = try member("needsBeginFrame", &lexer, &source)
-            case "name":
+            case 0, 1: event.state = try member("state", &lexer, &source)
+            case 2: event.needsBeginFrame = try member("needsBeginFrame", &lexer, &source)
+            case 3:
                 try lexer.skipWhitespace(&source)
                 if try lexer.peekByte(&source) == UInt8(ascii: "\"") { event.argumentName = try lexer.string(&source) } else { try lexer.skipValue(&source) }
             default: try lexer.skipValue(&source)

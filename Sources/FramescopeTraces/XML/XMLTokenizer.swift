@@ -43,45 +43,77 @@ struct XMLTokenizer {
         func refuse(_ message: String) -> TraceError {
             TraceError(kind: .data, file: file, line: tokenLine, message: message)
         }
+        // The buffer is scanned in runs: up to the next '<' outside a tag, up to the next
+        // '>' (outside quotes) inside one, each run appended to the token at once.
+        var tagFirst: UInt8 = 0
         while true {
             let count = try source.read(into: buffer)
             if count == 0 { break }
             total += count
-            for byte in buffer[0..<count] {
-                if byte == UInt8(ascii: "\n") { line += 1 }
+            let bytes = UnsafeRawBufferPointer(buffer)
+            var index = 0
+            while index < count {
+                let runStart = index
                 if !inTag {
-                    if byte == UInt8(ascii: "<") {
-                        if !token.isEmpty {
-                            try handle(.text(token[...], raw: true), tokenLine)
-                            token.removeAll(keepingCapacity: true)
-                        }
-                        inTag = true
-                        quote = 0
-                        tokenLine = line
-                    } else {
-                        if token.isEmpty { tokenLine = line }
-                        guard token.count < Self.maximumTokenBytes else { throw refuse("text longer than \(Self.maximumTokenBytes) bytes without a tag") }
-                        token.append(byte)
+                    var firstLine = 0
+                    while index < count {
+                        let byte = bytes[index]
+                        if byte == UInt8(ascii: "<") { break }
+                        if byte == UInt8(ascii: "\n") { line += 1 }
+                        if firstLine == 0 { firstLine = line }
+                        index += 1
                     }
+                    if index > runStart {
+                        if token.isEmpty { tokenLine = firstLine }
+                        guard token.count + (index - runStart) <= Self.maximumTokenBytes else { throw refuse("text longer than \(Self.maximumTokenBytes) bytes without a tag") }
+                        token.append(contentsOf: bytes[runStart..<index])
+                    }
+                    guard index < count else { break }
+                    // At '<'.
+                    if !token.isEmpty {
+                        try handle(.text(token[...], raw: true), tokenLine)
+                        token.removeAll(keepingCapacity: true)
+                    }
+                    inTag = true
+                    quote = 0
+                    tagFirst = 0
+                    tokenLine = line
+                    index += 1
                     continue
                 }
-                guard token.count < Self.maximumTokenBytes else { throw refuse("a tag longer than \(Self.maximumTokenBytes) bytes") }
-                if quote != 0 {
-                    if byte == quote { quote = 0 }
-                    token.append(byte)
-                    continue
+                var closed = false
+                while index < count {
+                    let byte = bytes[index]
+                    if byte == UInt8(ascii: "\n") { line += 1 }
+                    if tagFirst == 0 { tagFirst = token.first ?? byte }
+                    if quote != 0 {
+                        if byte == quote { quote = 0 }
+                    } else if byte == UInt8(ascii: ">") {
+                        closed = true
+                        break
+                    } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'"), Self.isNameStart(tagFirst) {
+                        // Quotes delimit attribute values only inside a start tag.
+                        quote = byte
+                    }
+                    index += 1
                 }
-                if byte != UInt8(ascii: ">") {
-                    // Quotes delimit attribute values only inside a start tag.
-                    if (byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'")), token.first.map(Self.isNameStart) == true { quote = byte }
-                    token.append(byte)
-                    continue
-                }
+                guard token.count + (index - runStart) <= Self.maximumTokenBytes else { throw refuse("a tag longer than \(Self.maximumTokenBytes) bytes") }
+                token.append(contentsOf: bytes[runStart..<index])
+                guard closed else { break }
+                index += 1  // past '>'
                 // A '>' ends the tag unless it lies inside a comment or a CDATA section.
                 if token.starts(with: Self.commentOpen) {
-                    guard token.count >= 5, token.suffix(2).elementsEqual([UInt8(ascii: "-"), UInt8(ascii: "-")]) else { token.append(byte); continue }
+                    guard token.count >= 5, token.suffix(2).elementsEqual([UInt8(ascii: "-"), UInt8(ascii: "-")]) else {
+                        guard token.count < Self.maximumTokenBytes else { throw refuse("a tag longer than \(Self.maximumTokenBytes) bytes") }
+                        token.append(UInt8(ascii: ">"))
+                        continue
+                    }
                 } else if token.starts(with: Self.cdataOpen) {
-                    guard token.suffix(2).elementsEqual([UInt8(ascii: "]"), UInt8(ascii: "]")]), token.count >= Self.cdataOpen.count + 2 else { token.append(byte); continue }
+                    guard token.suffix(2).elementsEqual([UInt8(ascii: "]"), UInt8(ascii: "]")]), token.count >= Self.cdataOpen.count + 2 else {
+                        guard token.count < Self.maximumTokenBytes else { throw refuse("a tag longer than \(Self.maximumTokenBytes) bytes") }
+                        token.append(UInt8(ascii: ">"))
+                        continue
+                    }
                     try handle(.text(token[Self.cdataOpen.count..<(token.count - 2)], raw: false), tokenLine)
                     token.removeAll(keepingCapacity: true)
                     inTag = false
