@@ -55,13 +55,29 @@ public struct JSONStreamLexer<Failure: Error> {
         guard !finished else { return nil }
         let count = try input.read(into: storage)
         if count == 0 { finished = true; return nil }
-        if UnsafeRawBufferPointer(rebasing: storage[0..<count]).contains(0) {
+        if Self.containsZero(UnsafeRawBufferPointer(rebasing: storage[0..<count])) {
             throw error("contains NUL bytes: this is a binary file, not JSON text")
         }
         position = 0
         end = count
         totalRead += count
         return storage[0]
+    }
+
+    /// Whether `bytes` holds a 0, eight bytes at a time (a word has a zero byte when
+    /// `(w − 0x01…01) & ~w & 0x80…80` is not zero).
+    static func containsZero(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var index = 0
+        while index + 8 <= bytes.count {
+            let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            if (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080 != 0 { return true }
+            index += 8
+        }
+        while index < bytes.count {
+            if bytes[index] == 0 { return true }
+            index += 1
+        }
+        return false
     }
 
     /// Consumes and returns the next byte (counting lines), or `nil` at the end.
@@ -92,6 +108,7 @@ public struct JSONStreamLexer<Failure: Error> {
     }
 
     /// Reads `byte` after any whitespace, or refuses naming `what` was expected.
+    @inlinable
     public mutating func expect<Input: JSONByteInput>(_ byte: UInt8, _ input: inout Input, _ what: String) throws(Failure) where Input.Failure == Failure {
         try skipWhitespace(&input)
         guard let found = try nextByte(&input) else { throw error("file ends where \(what) was expected") }
@@ -99,6 +116,7 @@ public struct JSONStreamLexer<Failure: Error> {
     }
 
     /// Reads `byte` if it comes next after any whitespace.
+    @inlinable
     public mutating func consumeIf<Input: JSONByteInput>(_ byte: UInt8, _ input: inout Input) throws(Failure) -> Bool where Input.Failure == Failure {
         try skipWhitespace(&input)
         if try peekByte(&input) == byte { _ = try nextByte(&input); return true }
@@ -106,6 +124,7 @@ public struct JSONStreamLexer<Failure: Error> {
     }
 
     /// After a member or element: `true` on ',' (another follows), `false` on `closing`.
+    @inlinable
     public mutating func separator<Input: JSONByteInput>(closing: UInt8, _ input: inout Input) throws(Failure) -> Bool where Input.Failure == Failure {
         try skipWhitespace(&input)
         guard let byte = try nextByte(&input) else { throw error("file ends inside a JSON \(closing == UInt8(ascii: "]") ? "list" : "object")") }
@@ -115,12 +134,14 @@ public struct JSONStreamLexer<Failure: Error> {
     }
 
     /// Whether only whitespace is left.
+    @inlinable
     public mutating func atEnd<Input: JSONByteInput>(_ input: inout Input) throws(Failure) -> Bool where Input.Failure == Failure {
         try skipWhitespace(&input)
         return try peekByte(&input) == nil
     }
 
     /// Consumes `null` if it comes next.
+    @inlinable
     public mutating func null<Input: JSONByteInput>(_ input: inout Input) throws(Failure) -> Bool where Input.Failure == Failure {
         try skipWhitespace(&input)
         guard try peekByte(&input) == UInt8(ascii: "n") else { return false }
@@ -128,7 +149,8 @@ public struct JSONStreamLexer<Failure: Error> {
         return true
     }
 
-    private mutating func literal<Input: JSONByteInput>(_ word: StaticString, _ input: inout Input) throws(Failure) where Input.Failure == Failure {
+    @inlinable
+    mutating func literal<Input: JSONByteInput>(_ word: StaticString, _ input: inout Input) throws(Failure) where Input.Failure == Failure {
         for expected in UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount) {
             guard try nextByte(&input) == expected else { throw error("expected '\(word)'") }
         }
@@ -137,6 +159,7 @@ public struct JSONStreamLexer<Failure: Error> {
     /// A number in JSON's grammar, as a `Double` (correctly rounded).
     /// - Parameter parse: Converts the number's bytes (already checked against the
     ///   grammar); nil refuses them.
+    @inlinable
     public mutating func number<Input: JSONByteInput>(
         _ input: inout Input, parse: (UnsafeRawBufferPointer) -> Double?
     ) throws(Failure) -> Double where Input.Failure == Failure {
@@ -166,6 +189,7 @@ public struct JSONStreamLexer<Failure: Error> {
     }
 
     /// A string, escapes decoded (``JSONText/unescape(_:)``), at most ``maximumStringBytes``.
+    @inlinable
     public mutating func string<Input: JSONByteInput>(_ input: inout Input) throws(Failure) -> String where Input.Failure == Failure {
         try skipWhitespace(&input)
         guard try nextByte(&input) == UInt8(ascii: "\"") else { throw error("expected a string in double quotes") }
@@ -194,6 +218,7 @@ public struct JSONStreamLexer<Failure: Error> {
     /// none, without making a `String` when the string has no escapes and lies in the
     /// buffer (a key or an event name in a trace: almost always). Checked as
     /// ``string(_:)`` checks.
+    @inlinable
     public mutating func matchString<Input: JSONByteInput>(_ input: inout Input, among candidates: [StaticString]) throws(Failure) -> Int? where Input.Failure == Failure {
         try skipWhitespace(&input)
         if try peekByte(&input) == UInt8(ascii: "\""), position + 1 < end {
@@ -217,7 +242,12 @@ public struct JSONStreamLexer<Failure: Error> {
                 }
                 guard length <= 6 * Self.maximumStringBytes else { throw error("string longer than \(Self.maximumStringBytes) bytes") }
                 // Not a candidate: still checked as text, as string(_:) would check it.
-                guard String(validating: UnsafeRawBufferPointer(rebasing: storage[start..<cursor]), as: UTF8.self) != nil else {
+                var ascii = true
+                for offset in start..<cursor where storage[offset] >= 0x80 {
+                    ascii = false
+                    break
+                }
+                guard ascii || String(validating: UnsafeRawBufferPointer(rebasing: storage[start..<cursor]), as: UTF8.self) != nil else {
                     throw error("string is not valid UTF-8")
                 }
                 return nil
@@ -230,6 +260,7 @@ public struct JSONStreamLexer<Failure: Error> {
     /// Skips a string of any length without keeping it (a screenshot's base64 in a trace):
     /// control characters and escapes are checked as ``string(_:)`` checks them; the bytes
     /// between are not decoded.
+    @inlinable
     public mutating func skipString<Input: JSONByteInput>(_ input: inout Input) throws(Failure) where Input.Failure == Failure {
         try skipWhitespace(&input)
         guard try nextByte(&input) == UInt8(ascii: "\"") else { throw error("expected a string in double quotes") }
@@ -263,11 +294,13 @@ public struct JSONStreamLexer<Failure: Error> {
     }
 
     /// Skips any JSON value, however nested (up to ``JSONScanner/maximumDepth``).
+    @inlinable
     public mutating func skipValue<Input: JSONByteInput>(_ input: inout Input) throws(Failure) where Input.Failure == Failure {
         try skipValue(&input, depth: 0)
     }
 
-    private mutating func skipValue<Input: JSONByteInput>(_ input: inout Input, depth: Int) throws(Failure) where Input.Failure == Failure {
+    @inlinable
+    mutating func skipValue<Input: JSONByteInput>(_ input: inout Input, depth: Int) throws(Failure) where Input.Failure == Failure {
         guard depth < JSONScanner.maximumDepth else { throw error("nested deeper than \(JSONScanner.maximumDepth)") }
         try skipWhitespace(&input)
         guard let byte = try peekByte(&input) else { throw error("file ends where a value was expected") }

@@ -81,27 +81,30 @@ public enum JSONText {
     /// start with one. What follows the number is not looked at.
     @inlinable
     public static func numberLength(_ bytes: UnsafeRawBufferPointer) -> Int? {
+        // Plain loops, no nested functions: a closure over `index` cost an exclusivity
+        // check per byte, and every number of a trace comes through here.
+        let count = bytes.count
         var index = 0
-        func peek() -> UInt8 { index < bytes.count ? bytes[index] : 0 }
-        func digits() -> Int {
-            let start = index
-            while index < bytes.count, bytes[index] &- 0x30 < 10 { index += 1 }
-            return index - start
-        }
-        if peek() == UInt8(ascii: "-") { index += 1 }
-        if peek() == UInt8(ascii: "0") {
+        if index < count, bytes[index] == UInt8(ascii: "-") { index += 1 }
+        if index < count, bytes[index] == UInt8(ascii: "0") {
             index += 1
         } else {
-            guard digits() > 0 else { return nil }
+            let start = index
+            while index < count, bytes[index] &- 0x30 < 10 { index += 1 }
+            guard index > start else { return nil }
         }
-        if peek() == UInt8(ascii: ".") {
+        if index < count, bytes[index] == UInt8(ascii: ".") {
             index += 1
-            guard digits() > 0 else { return nil }
+            let start = index
+            while index < count, bytes[index] &- 0x30 < 10 { index += 1 }
+            guard index > start else { return nil }
         }
-        if peek() | 0x20 == UInt8(ascii: "e") {
+        if index < count, bytes[index] | 0x20 == UInt8(ascii: "e") {
             index += 1
-            if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { index += 1 }
-            guard digits() > 0 else { return nil }
+            if index < count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            let start = index
+            while index < count, bytes[index] &- 0x30 < 10 { index += 1 }
+            guard index > start else { return nil }
         }
         return index
     }

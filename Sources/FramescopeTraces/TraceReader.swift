@@ -33,23 +33,29 @@ public struct TraceReader: Sendable {
         var peeking = LookaheadSource(base: source)
         let resolved: TraceFormat
         if let format { resolved = format } else { resolved = TraceFormat.detect(prefix: try peeking.peek(4096)) }
+        // The readers run on one concrete source type, read through a function per chunk,
+        // so that they and the JSON lexer are specialized once in this module rather than
+        // run as generic code per byte for whatever source the caller has (measured: the
+        // Chrome reader went from 65 to … MB/s; docs/benchmarks.md).
+        let box = ByteSourceBox(peeking)
+        var through = FunctionByteSource { (buffer: UnsafeMutableRawBufferPointer) throws(TraceError) -> Int in try box.source.read(into: buffer) }
         switch resolved {
-        case .csv: try CSVTraceReader(file: file).read(from: &peeking, progress: progress, handle)
-        case .json: try JSONTraceReader(file: file).read(from: &peeking, progress: progress, handle)
+        case .csv: try CSVTraceReader(file: file).read(from: &through, progress: progress, handle)
+        case .json: try JSONTraceReader(file: file).read(from: &through, progress: progress, handle)
         case .xctrace:
-            try XctraceReader(file: file).read(from: &peeking, progress: progress, note: note, handle)
+            try XctraceReader(file: file).read(from: &through, progress: progress, note: note, handle)
         case .gfxinfo:
-            try GfxinfoReader(file: file).read(from: &peeking, progress: progress, note: note, handle)
+            try GfxinfoReader(file: file).read(from: &through, progress: progress, note: note, handle)
         case .chrome:
-            try ChromeTraceReader(file: file).read(from: &peeking, progress: progress, note: note, handle)
+            try ChromeTraceReader(file: file).read(from: &through, progress: progress, note: note, handle)
         case .presentMon:
-            try PresentMonReader(file: file).read(from: &peeking, progress: progress, note: note, handle)
+            try PresentMonReader(file: file).read(from: &through, progress: progress, note: note, handle)
         case .metricKit:
-            try MetricKitReader(file: file).read(from: &peeking, progress: progress, note: note, handle)
+            try MetricKitReader(file: file).read(from: &through, progress: progress, note: note, handle)
         case .surfaceFlingerLatency:
-            try SurfaceFlingerLatencyReader(file: file).read(from: &peeking, progress: progress, note: note, handle)
+            try SurfaceFlingerLatencyReader(file: file).read(from: &through, progress: progress, note: note, handle)
         }
-        source = peeking.base
+        source = box.source.base
     }
 
     /// Reads a whole trace into an analyzer: the common case of `analyze` and `check`.

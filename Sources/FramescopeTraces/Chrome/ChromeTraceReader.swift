@@ -21,6 +21,8 @@ struct ChromeTraceReader {
     static let eventKeys: [StaticString] = ["name", "ph", "ts", "pid", "args"]
     /// The event names that matter to ``ChromeFrames``; any other name reads as "".
     static let eventNames: [StaticString] = ["PipelineReporter", "BeginFrame", "DrawFrame", "DroppedFrame", "NeedsBeginFrameChanged", "process_name"]
+    /// The phases that matter to ``ChromeFrames``; any other reads as "".
+    static let phases: [StaticString] = ["b", "B", "X", "M", "I", "i", "n", "e", "E"]
     /// The keys of `args` that the reader reads.
     static let argumentKeys: [StaticString] = ["chrome_frame_reporter", "frame_reporter", "data", "name"]
 
@@ -95,7 +97,7 @@ struct ChromeTraceReader {
                 try lexer.expect(UInt8(ascii: ":"), &source, "':' after a key")
                 switch key {
                 case 0: event.name = try lexer.matchString(&source, among: Self.eventNames).map { Self.eventNames[$0].description } ?? ""
-                case 1: event.phase = try lexer.string(&source)
+                case 1: event.phase = try lexer.matchString(&source, among: Self.phases).map { Self.phases[$0].description } ?? ""
                 case 2: event.timestamp = try lexer.number(&source, parse: parseDouble)
                 case 3: event.processID = try processID(&lexer, &source)
                 case 4: try readArguments(&lexer, &source, &event)

@@ -48,3 +48,20 @@ public struct LookaheadSource<Base: ByteSource>: ByteSource {
         return try base.read(into: buffer)
     }
 }
+
+/// A source read through a function, one chunk per call: the one concrete type the
+/// readers are compiled for (``TraceReader/read(from:format:progress:note:_:)``).
+struct FunctionByteSource: ByteSource {
+    let readChunk: (UnsafeMutableRawBufferPointer) throws(TraceError) -> Int
+
+    mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(TraceError) -> Int {
+        try readChunk(buffer)
+    }
+}
+
+/// A source held by reference, for ``FunctionByteSource``'s function to read and the
+/// caller to take back.
+final class ByteSourceBox<Source: ByteSource> {
+    var source: Source
+    init(_ source: Source) { self.source = source }
+}
