@@ -33,7 +33,7 @@ struct SurfaceFlingerLatencyReader {
     ) throws(TraceError) {
         var state = State()
         let lines = LineSplitter(file: file, maximumLineBytes: Self.maximumLineBytes, formatName: "SurfaceFlinger latency output")
-        try lines.forEachLine(of: &source, progress: progress) { (line, number) throws(TraceError) in
+        try lines.forEachLineSlice(of: &source, progress: progress) { (line, number) throws(TraceError) in
             try state.take(line, number, file: file, handle)
         }
         guard state.period != nil else {
@@ -54,7 +54,7 @@ struct SurfaceFlingerLatencyReader {
         var emptyRows = 0
         var pendingRows = 0
 
-        mutating func take(_ bytes: [UInt8], _ number: Int, file: String,
+        mutating func take(_ bytes: UnsafeRawBufferPointer, _ number: Int, file: String,
                            _ handle: (TraceEvent, _ line: Int) throws(TraceError) -> Void) throws(TraceError) {
             let fields = Self.fields(bytes)
             func refuse(_ message: String) -> TraceError {
@@ -93,12 +93,14 @@ struct SurfaceFlingerLatencyReader {
         }
 
         /// The whitespace-separated fields of a line: each a non-negative whole number
-        /// within `Int64`, or nil when it is not one.
-        static func fields(_ bytes: [UInt8]) -> [Int64?] {
-            var fields: [Int64?] = []
+        /// within `Int64`, or nil when it is not one. At most four are kept (a row has
+        /// three; a fourth says there are too many), so no array grows per line.
+        static func fields(_ bytes: UnsafeRawBufferPointer) -> Fields {
+            var fields = Fields()
             var value: Int64? = nil
             var inField = false
-            for byte in bytes + [UInt8(ascii: " ")] {
+            for position in 0...bytes.count {
+                let byte = position < bytes.count ? bytes[position] : UInt8(ascii: " ")
                 switch byte {
                 case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"):
                     if inField { fields.append(value) }
@@ -120,6 +122,34 @@ struct SurfaceFlingerLatencyReader {
             }
             return fields
         }
+
+        /// Up to four fields of a line, without an allocation.
+        struct Fields {
+            private var values: (Int64?, Int64?, Int64?, Int64?) = (nil, nil, nil, nil)
+            /// How many fields the line has (counting past four).
+            private(set) var count = 0
+            var isEmpty: Bool { count == 0 }
+
+            mutating func append(_ value: Int64?) {
+                switch count {
+                case 0: values.0 = value
+                case 1: values.1 = value
+                case 2: values.2 = value
+                case 3: values.3 = value
+                default: break
+                }
+                count += 1
+            }
+
+            subscript(index: Int) -> Int64? {
+                switch index {
+                case 0: values.0
+                case 1: values.1
+                case 2: values.2
+                default: values.3
+                }
+            }
+        }
     }
 
     /// Whether `prefix` (the first bytes of a file) looks like this format: a first line
@@ -127,7 +157,8 @@ struct SurfaceFlingerLatencyReader {
     /// columns), so the rows after it are judged by the reader, with errors naming them.
     static func matches(prefix: some Collection<UInt8>) -> Bool {
         guard let newline = prefix.firstIndex(of: UInt8(ascii: "\n")) else { return false }
-        let period = State.fields(Array(prefix[..<newline]))
+        let line = Array(prefix[..<newline])
+        let period = line.withUnsafeBytes { State.fields($0) }
         return period.count == 1 && period[0] != nil
     }
 }

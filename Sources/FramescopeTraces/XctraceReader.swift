@@ -55,6 +55,30 @@ struct XctraceReader {
     }
 
     /// Whether `prefix` is an xctrace export: its root element within the first bytes.
+    /// Whether `bytes` spell `word` (no String made: names are compared per tag).
+    static func equals(_ bytes: ArraySlice<UInt8>, _ word: StaticString) -> Bool {
+        guard bytes.count == word.utf8CodeUnitCount else { return false }
+        return word.withUTF8Buffer { expected in
+            var offset = 0
+            for byte in bytes {
+                if byte != expected[offset] { return false }
+                offset += 1
+            }
+            return true
+        }
+    }
+
+    /// A whole number of at most 18 decimal digits (an `id` or `ref`), or `nil`.
+    static func integer(_ bytes: ArraySlice<UInt8>) -> Int? {
+        guard !bytes.isEmpty, bytes.count <= 18 else { return nil }
+        var value = 0
+        for byte in bytes {
+            guard byte &- 0x30 < 10 else { return nil }
+            value = value * 10 + Int(byte &- 0x30)
+        }
+        return value
+    }
+
     static func matches(prefix: some Collection<UInt8>) -> Bool {
         String(decoding: prefix, as: UTF8.self).contains("<trace-query-result")
     }
@@ -134,22 +158,22 @@ struct XctraceReader {
 
         mutating func start(_ name: ArraySlice<UInt8>, _ attributes: [(name: ArraySlice<UInt8>, value: ArraySlice<UInt8>)], selfClosing: Bool,
                             line: Int, _ handle: (TraceEvent, Int) throws(TraceError) -> Void) throws(TraceError) {
-            func attribute(_ key: String) -> ArraySlice<UInt8>? {
-                attributes.first { $0.name.elementsEqual(key.utf8) }?.value
+            func attribute(_ key: StaticString) -> ArraySlice<UInt8>? {
+                attributes.first { XctraceReader.equals($0.name, key) }?.value
             }
-            if name.elementsEqual("schema".utf8) {
+            if XctraceReader.equals(name, "schema") {
                 inSchema = true
                 schemaName = attribute("name").map { XMLTokenizer.decode($0) }
                 columns = []
                 return
             }
             if inSchema {
-                if name.elementsEqual("col".utf8) { columns.append(("", "")) }
-                if name.elementsEqual("mnemonic".utf8) { textTarget = .mnemonic; text.removeAll(keepingCapacity: true) }
-                if name.elementsEqual("engineering-type".utf8) { textTarget = .engineeringType; text.removeAll(keepingCapacity: true) }
+                if XctraceReader.equals(name, "col") { columns.append(("", "")) }
+                if XctraceReader.equals(name, "mnemonic") { textTarget = .mnemonic; text.removeAll(keepingCapacity: true) }
+                if XctraceReader.equals(name, "engineering-type") { textTarget = .engineeringType; text.removeAll(keepingCapacity: true) }
                 return
             }
-            if name.elementsEqual("row".utf8), rowDepth == nil {
+            if XctraceReader.equals(name, "row"), rowDepth == nil {
                 guard table != nil || schemaName != nil else { throw refuse(line, "a <row> before any <schema>") }
                 rowDepth = depth
                 column = -1
@@ -162,7 +186,7 @@ struct XctraceReader {
             if topLevel { column += 1 }
             let slot = topLevel && column < wanted.count ? wanted[column] : nil
             if let reference = attribute("ref") {
-                guard let id = Int(String(decoding: reference, as: UTF8.self)) else { throw refuse(line, "ref=\"\(String(decoding: reference, as: UTF8.self).printable())\" is not a number") }
+                guard let id = XctraceReader.integer(reference) else { throw refuse(line, "ref=\"\(String(decoding: reference, as: UTF8.self).printable())\" is not a number") }
                 if let slot {
                     guard let value = ids[id] else { throw refuse(line, "ref=\"\(id)\" points to no earlier value with id=\"\(id)\"") }
                     values[slot] = value
@@ -172,7 +196,7 @@ struct XctraceReader {
             guard slot != nil || wantedTypes.contains(where: { $0.elementsEqual(name) }) else { return }
             var id: Int?
             if let raw = attribute("id") {
-                guard let number = Int(String(decoding: raw, as: UTF8.self)) else { throw refuse(line, "id=\"\(String(decoding: raw, as: UTF8.self).printable())\" is not a number") }
+                guard let number = XctraceReader.integer(raw) else { throw refuse(line, "id=\"\(String(decoding: raw, as: UTF8.self).printable())\" is not a number") }
                 id = number
             }
             if selfClosing {
@@ -200,7 +224,7 @@ struct XctraceReader {
                 case .none: break
                 }
                 textTarget = .none
-                if name.elementsEqual("schema".utf8) {
+                if XctraceReader.equals(name, "schema") {
                     inSchema = false
                     try beginTable(line: line, handle)
                 }
@@ -212,7 +236,7 @@ struct XctraceReader {
                 if let id = open.id { try remember(id, String(value), line: line) }
                 if let slot = open.column { values[slot] = String(value) }
             }
-            if let rowDepth, depth == rowDepth, name.elementsEqual("row".utf8) {
+            if let rowDepth, depth == rowDepth, XctraceReader.equals(name, "row") {
                 try endRow(line: line, handle)
             }
         }

@@ -140,34 +140,44 @@ struct XMLTokenizer {
         guard let first = tag.first else { throw refuse("an empty tag '<>'") }
         if first == UInt8(ascii: "?") || first == UInt8(ascii: "!") { return }
         if first == UInt8(ascii: "/") {
-            let name = tag.dropFirst().prefix { !Self.isSpace($0) }
-            guard !name.isEmpty else { throw refuse("an end tag without a name") }
-            try handle(.end(name: name), line)
+            var end = tag.startIndex + 1
+            while end < tag.endIndex, !Self.isSpace(tag[end]) { end += 1 }
+            guard end > tag.startIndex + 1 else { throw refuse("an end tag without a name") }
+            try handle(.end(name: tag[(tag.startIndex + 1)..<end]), line)
             return
         }
         guard Self.isNameStart(first) else { throw refuse("'<' is not followed by a tag name") }
-        var body = tag
-        let selfClosing = body.last == UInt8(ascii: "/")
-        if selfClosing { body = body.dropLast() }
-        let name = body.prefix { !Self.isSpace($0) }
-        var rest = body.dropFirst(name.count)
+        // Positions, not slices of slices: each slice made costs a retain and a release,
+        // and a table row has a dozen tags.
+        var limit = tag.endIndex
+        let selfClosing = tag[limit - 1] == UInt8(ascii: "/")
+        if selfClosing { limit -= 1 }
+        var index = tag.startIndex
+        while index < limit, !Self.isSpace(tag[index]) { index += 1 }
+        let name = tag[tag.startIndex..<index]
         attributes.removeAll(keepingCapacity: true)
         while true {
-            rest = rest.drop(while: Self.isSpace)
-            if rest.isEmpty { break }
-            let attributeName = rest.prefix { $0 != UInt8(ascii: "=") && !Self.isSpace($0) }
-            rest = rest.dropFirst(attributeName.count).drop(while: Self.isSpace)
-            guard !attributeName.isEmpty, rest.first == UInt8(ascii: "=") else {
-                throw refuse("attribute '\(String(decoding: attributeName, as: UTF8.self).printable())' has no '=\"value\"'")
+            while index < limit, Self.isSpace(tag[index]) { index += 1 }
+            if index >= limit { break }
+            let nameStart = index
+            while index < limit, tag[index] != UInt8(ascii: "="), !Self.isSpace(tag[index]) { index += 1 }
+            let nameEnd = index
+            while index < limit, Self.isSpace(tag[index]) { index += 1 }
+            guard nameEnd > nameStart, index < limit, tag[index] == UInt8(ascii: "=") else {
+                throw refuse("attribute '\(String(decoding: tag[nameStart..<nameEnd], as: UTF8.self).printable())' has no '=\"value\"'")
             }
-            rest = rest.dropFirst().drop(while: Self.isSpace)
-            guard let open = rest.first, open == UInt8(ascii: "\"") || open == UInt8(ascii: "'") else {
-                throw refuse("attribute '\(String(decoding: attributeName, as: UTF8.self).printable())' has an unquoted value")
+            index += 1
+            while index < limit, Self.isSpace(tag[index]) { index += 1 }
+            guard index < limit, tag[index] == UInt8(ascii: "\"") || tag[index] == UInt8(ascii: "'") else {
+                throw refuse("attribute '\(String(decoding: tag[nameStart..<nameEnd], as: UTF8.self).printable())' has an unquoted value")
             }
-            rest = rest.dropFirst()
-            guard let close = rest.firstIndex(of: open) else { throw refuse("an attribute value is not closed") }
-            attributes.append((attributeName, rest[..<close]))
-            rest = rest[rest.index(after: close)...]
+            let open = tag[index]
+            index += 1
+            let valueStart = index
+            while index < limit, tag[index] != open { index += 1 }
+            guard index < limit else { throw refuse("an attribute value is not closed") }
+            attributes.append((tag[nameStart..<nameEnd], tag[valueStart..<index]))
+            index += 1
         }
         try handle(.start(name: name, attributes: attributes, selfClosing: selfClosing), line)
     }
