@@ -56,7 +56,7 @@ struct XctraceReader {
 
     /// Whether `prefix` is an xctrace export: its root element within the first bytes.
     /// Whether `bytes` spell `word` (no String made: names are compared per tag).
-    static func equals(_ bytes: ArraySlice<UInt8>, _ word: StaticString) -> Bool {
+    static func equals(_ bytes: XMLBytes, _ word: StaticString) -> Bool {
         guard bytes.count == word.utf8CodeUnitCount else { return false }
         return word.withUTF8Buffer { expected in
             var offset = 0
@@ -69,7 +69,7 @@ struct XctraceReader {
     }
 
     /// A whole number of at most 18 decimal digits (an `id` or `ref`), or `nil`.
-    static func integer(_ bytes: ArraySlice<UInt8>) -> Int? {
+    static func integer(_ bytes: XMLBytes) -> Int? {
         guard !bytes.isEmpty, bytes.count <= 18 else { return nil }
         var value = 0
         for byte in bytes {
@@ -156,9 +156,9 @@ struct XctraceReader {
             }
         }
 
-        mutating func start(_ name: ArraySlice<UInt8>, _ attributes: [(name: ArraySlice<UInt8>, value: ArraySlice<UInt8>)], selfClosing: Bool,
+        mutating func start(_ name: XMLBytes, _ attributes: [(name: XMLBytes, value: XMLBytes)], selfClosing: Bool,
                             line: Int, _ handle: (TraceEvent, Int) throws(TraceError) -> Void) throws(TraceError) {
-            func attribute(_ key: StaticString) -> ArraySlice<UInt8>? {
+            func attribute(_ key: StaticString) -> XMLBytes? {
                 attributes.first { XctraceReader.equals($0.name, key) }?.value
             }
             if XctraceReader.equals(name, "schema") {
@@ -216,7 +216,7 @@ struct XctraceReader {
             ids[id] = value
         }
 
-        mutating func end(_ name: ArraySlice<UInt8>, line: Int, _ handle: (TraceEvent, Int) throws(TraceError) -> Void) throws(TraceError) {
+        mutating func end(_ name: XMLBytes, line: Int, _ handle: (TraceEvent, Int) throws(TraceError) -> Void) throws(TraceError) {
             if inSchema {
                 switch textTarget {
                 case .mnemonic: if !columns.isEmpty { columns[columns.count - 1].mnemonic = XMLTokenizer.decode(text) }

@@ -9,15 +9,20 @@
 /// document that declares its own entities is read with them left as written.
 ///
 /// Why not Foundation's `XMLParser`: see `docs/decisions.md` ("An XML tokenizer of our own").
+/// Bytes of a token: a view into the tokenizer's buffer, valid only during the callback
+/// (views, not array slices, so that handing out a tag's name and attributes costs no
+/// reference counting).
+typealias XMLBytes = Slice<UnsafeRawBufferPointer>
+
 struct XMLTokenizer {
     /// A token. Its byte arrays are valid only during the callback.
     enum Token {
         /// `<name a="1">` or `<name a="1"/>` (then `selfClosing`).
-        case start(name: ArraySlice<UInt8>, attributes: [(name: ArraySlice<UInt8>, value: ArraySlice<UInt8>)], selfClosing: Bool)
+        case start(name: XMLBytes, attributes: [(name: XMLBytes, value: XMLBytes)], selfClosing: Bool)
         /// `</name>`.
-        case end(name: ArraySlice<UInt8>)
+        case end(name: XMLBytes)
         /// Character data between tags, entities not yet expanded (raw), or a CDATA section's content.
-        case text(ArraySlice<UInt8>, raw: Bool)
+        case text(XMLBytes, raw: Bool)
     }
 
     let file: String
@@ -39,7 +44,7 @@ struct XMLTokenizer {
         var line = 1
         var tokenLine = 1
         var total = 0
-        var attributes: [(name: ArraySlice<UInt8>, value: ArraySlice<UInt8>)] = []
+        var attributes: [(name: XMLBytes, value: XMLBytes)] = []
         func refuse(_ message: String) -> TraceError {
             TraceError(kind: .data, file: file, line: tokenLine, message: message)
         }
@@ -66,12 +71,12 @@ struct XMLTokenizer {
                     if index > runStart {
                         if token.isEmpty { tokenLine = firstLine }
                         guard token.count + (index - runStart) <= Self.maximumTokenBytes else { throw refuse("text longer than \(Self.maximumTokenBytes) bytes without a tag") }
-                        token.append(contentsOf: bytes[runStart..<index])
+                        token.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart..<index]))
                     }
                     guard index < count else { break }
                     // At '<'.
                     if !token.isEmpty {
-                        try handle(.text(token[...], raw: true), tokenLine)
+                        try Self.withView(token) { (raw) throws(TraceError) in try handle(.text(raw[...], raw: true), tokenLine) }
                         token.removeAll(keepingCapacity: true)
                     }
                     inTag = true
@@ -82,23 +87,33 @@ struct XMLTokenizer {
                     continue
                 }
                 var closed = false
+                if tagFirst == 0, index < count { tagFirst = token.first ?? bytes[index] }
+                let quotesAttributes = Self.isNameStart(tagFirst)
                 while index < count {
                     let byte = bytes[index]
-                    if byte == UInt8(ascii: "\n") { line += 1 }
-                    if tagFirst == 0 { tagFirst = token.first ?? byte }
                     if quote != 0 {
-                        if byte == quote { quote = 0 }
-                    } else if byte == UInt8(ascii: ">") {
+                        // Inside an attribute value: straight to its closing quote.
+                        while index < count, bytes[index] != quote {
+                            if bytes[index] == UInt8(ascii: "\n") { line += 1 }
+                            index += 1
+                        }
+                        if index < count { quote = 0; index += 1 }
+                        continue
+                    }
+                    if byte == UInt8(ascii: ">") {
                         closed = true
                         break
-                    } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'"), Self.isNameStart(tagFirst) {
+                    }
+                    if byte == UInt8(ascii: "\n") {
+                        line += 1
+                    } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'"), quotesAttributes {
                         // Quotes delimit attribute values only inside a start tag.
                         quote = byte
                     }
                     index += 1
                 }
                 guard token.count + (index - runStart) <= Self.maximumTokenBytes else { throw refuse("a tag longer than \(Self.maximumTokenBytes) bytes") }
-                token.append(contentsOf: bytes[runStart..<index])
+                token.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart..<index]))
                 guard closed else { break }
                 index += 1  // past '>'
                 // A '>' ends the tag unless it lies inside a comment or a CDATA section.
@@ -114,25 +129,29 @@ struct XMLTokenizer {
                         token.append(UInt8(ascii: ">"))
                         continue
                     }
-                    try handle(.text(token[Self.cdataOpen.count..<(token.count - 2)], raw: false), tokenLine)
+                    try Self.withView(token) { (raw) throws(TraceError) in
+                        try handle(.text(raw[Self.cdataOpen.count..<(raw.count - 2)], raw: false), tokenLine)
+                    }
                     token.removeAll(keepingCapacity: true)
                     inTag = false
                     continue
                 }
-                try emitTag(token[...], &attributes, refuse, handle, tokenLine)
+                try Self.withView(token) { (raw) throws(TraceError) in try emitTag(raw[...], &attributes, refuse, handle, tokenLine) }
                 token.removeAll(keepingCapacity: true)
                 inTag = false
             }
             progress(total)
         }
         if inTag { throw refuse("the document ends inside a tag") }
-        if token.contains(where: { !Self.isSpace($0) }) { try handle(.text(token[...], raw: true), tokenLine) }
+        if token.contains(where: { !Self.isSpace($0) }) {
+            try Self.withView(token) { (raw) throws(TraceError) in try handle(.text(raw[...], raw: true), tokenLine) }
+        }
     }
 
     /// One tag's bytes between `<` and `>`, as a token (declarations and comments: none).
     private func emitTag(
-        _ tag: ArraySlice<UInt8>,
-        _ attributes: inout [(name: ArraySlice<UInt8>, value: ArraySlice<UInt8>)],
+        _ tag: XMLBytes,
+        _ attributes: inout [(name: XMLBytes, value: XMLBytes)],
         _ refuse: (String) -> TraceError,
         _ handle: (Token, _ line: Int) throws(TraceError) -> Void,
         _ line: Int
@@ -180,6 +199,15 @@ struct XMLTokenizer {
             index += 1
         }
         try handle(.start(name: name, attributes: attributes, selfClosing: selfClosing), line)
+    }
+
+    /// Calls `body` with a view of `bytes`, passing on the error it throws.
+    static func withView(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(TraceError) -> Void) throws(TraceError) {
+        var failure: TraceError?
+        bytes.withUnsafeBytes { raw in
+            do throws(TraceError) { try body(raw) } catch { failure = error }
+        }
+        if let failure { throw failure }
     }
 
     static let commentOpen: [UInt8] = Array("!--".utf8)
