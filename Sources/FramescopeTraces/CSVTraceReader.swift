@@ -154,7 +154,9 @@ struct CSVTraceReader {
             }
             if segmentStop > segmentStart || currentSegment != nil {
                 let label = UnsafeRawBufferPointer(rebasing: buffer[segmentStart..<segmentStop])
-                let same = currentSegment.map { $0.elementsEqual(label) } ?? (segmentStop == segmentStart)
+                let same = currentSegment.map { current in
+                    current.count == label.count && current.withUnsafeBytes { $0.elementsEqual(label) }
+                } ?? (segmentStop == segmentStart)
                 if !same {
                     if segmentStop > segmentStart {
                         let bytes = Array(label)

@@ -97,28 +97,38 @@ struct SurfaceFlingerLatencyReader {
         /// three; a fourth says there are too many), so no array grows per line.
         static func fields(_ bytes: UnsafeRawBufferPointer) -> Fields {
             var fields = Fields()
-            var value: Int64? = nil
-            var inField = false
-            for position in 0...bytes.count {
-                let byte = position < bytes.count ? bytes[position] : UInt8(ascii: " ")
-                switch byte {
-                case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"):
-                    if inField { fields.append(value) }
-                    inField = false
-                    value = nil
-                case UInt8(ascii: "0")...UInt8(ascii: "9"):
-                    let digit = Int64(byte - UInt8(ascii: "0"))
-                    if !inField { inField = true; value = 0 }
-                    if let current = value {
-                        let (times, overflow) = current.multipliedReportingOverflow(by: 10)
-                        let (sum, overflowSum) = times.addingReportingOverflow(digit)
-                        value = overflow || overflowSum ? nil : sum
-                    }
-                default:
-                    // A letter or a sign: the field is not a number.
-                    inField = true
-                    value = nil
+            let count = bytes.count
+            var index = 0
+            while index < count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r") {
+                    index += 1
+                    continue
                 }
+                // One field: its digits, without a check while 18 of them cannot overflow.
+                var value: Int64 = 0
+                var valid = true
+                var digits = 0
+                while index < count {
+                    let byte = bytes[index]
+                    if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r") { break }
+                    let digit = byte &- UInt8(ascii: "0")
+                    if digit < 10 {
+                        if digits < 18 {
+                            value = value &* 10 &+ Int64(digit)
+                        } else {
+                            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+                            let (sum, overflowSum) = times.addingReportingOverflow(Int64(digit))
+                            if overflow || overflowSum { valid = false } else { value = sum }
+                        }
+                        digits += 1
+                    } else {
+                        // A letter or a sign: the field is not a number.
+                        valid = false
+                    }
+                    index += 1
+                }
+                fields.append(valid ? value : nil)
             }
             return fields
         }
