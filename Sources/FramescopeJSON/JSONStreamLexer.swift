@@ -254,7 +254,7 @@ public struct JSONStreamLexer<Failure: Error> {
             }
         }
         let text = try string(&input)
-        return candidates.firstIndex { $0.withUTF8Buffer { Array($0) } == Array(text.utf8) }
+        return candidates.firstIndex { candidate in candidate.withUTF8Buffer { text.utf8.elementsEqual($0) } }
     }
 
     /// Skips a string of any length without keeping it (a screenshot's base64 in a trace):

@@ -9,6 +9,7 @@ public enum RecordingError: Error, Sendable, CustomStringConvertible {
     /// The recording took longer than its limit.
     case timedOut(seconds: Int)
 
+    /// What failed, for a person: "browser: …", "DevTools: …", or the page's problem.
     public var description: String {
         switch self {
         case let .browser(message): "browser: \(message)"

@@ -36,7 +36,7 @@ public struct TraceReader: Sendable {
         // The readers run on one concrete source type, read through a function per chunk,
         // so that they and the JSON lexer are specialized once in this module rather than
         // run as generic code per byte for whatever source the caller has (measured: the
-        // Chrome reader went from 65 to … MB/s; docs/benchmarks.md).
+        // Chrome reader went from 65 to 230–280 MB/s; docs/benchmarks.md).
         let box = ByteSourceBox(peeking)
         var through = FunctionByteSource { (buffer: UnsafeMutableRawBufferPointer) throws(TraceError) -> Int in try box.source.read(into: buffer) }
         switch resolved {

@@ -49,7 +49,7 @@ struct BenchAnalyzeCommand: ParsableCommand {
             report = try TraceReader(file: path).analyze(from: &source)
         }
         let memory = residentMemory()
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        let analyzeSeconds = seconds(elapsed)
         let measured = report.whole.frames + report.whole.firstFrames + 1
 
         let engineTicks = min(ticks, 50_000_000)
@@ -62,13 +62,13 @@ struct BenchAnalyzeCommand: ParsableCommand {
                 analyzer.record(FrameTick(timestamp: t, targetTimestamp: t + interval))
             }
         }
-        let engineSeconds = Double(engineElapsed.components.seconds) + Double(engineElapsed.components.attoseconds) * 1e-18
+        let engineSeconds = seconds(engineElapsed)
 
         print("""
             trace:                 \(ticks) ticks, \(Metric.decimal(Double(bytes) / 1e6, digits: 1)) MB CSV
-            analyze:               \(Metric.decimal(seconds, digits: 3)) s
-            ticks per second:      \(Metric.decimal(Double(measured) / seconds / 1e6, digits: 2)) million
-            throughput:            \(Metric.decimal(Double(bytes) / seconds / 1e6, digits: 1)) MB/s
+            analyze:               \(Metric.decimal(analyzeSeconds, digits: 3)) s
+            ticks per second:      \(Metric.decimal(Double(measured) / analyzeSeconds / 1e6, digits: 2)) million
+            throughput:            \(Metric.decimal(Double(bytes) / analyzeSeconds / 1e6, digits: 1)) MB/s
             resident before:       \(Metric.decimal(Double(residentBefore) / 1e6, digits: 1)) MB
             resident after:        \(Metric.decimal(Double(memory.current) / 1e6, digits: 1)) MB
             peak resident:         \(Metric.decimal(Double(memory.peak) / 1e6, digits: 1)) MB
@@ -126,6 +126,11 @@ func appendSeconds(_ nanoseconds: Int64, to buffer: inout [UInt8]) {
     buffer.append(contentsOf: digits)
 }
 
+/// `duration` in seconds.
+func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+}
+
 /// The process's resident memory now and at its peak, in bytes.
 func residentMemory() -> (current: Int, peak: Int) {
     #if os(Linux)
@@ -177,7 +182,6 @@ struct BenchFormatsCommand: ParsableCommand {
 
     func run() throws {
         let clock = ContinuousClock()
-        func seconds(_ duration: Duration) -> Double { Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18 }
         print("format                   size      wc -l (best)   analyze best   analyze median   frames      peak RSS")
         for format in only.isEmpty ? BenchRecordings.formats : only {
             let path = NSTemporaryDirectory() + "framescope-bench-\(getpid()).\(format.rawValue)"

@@ -129,7 +129,4 @@ struct BenchQueriesCommand: AsyncParsableCommand {
         }
     }
 
-    private func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
-    }
 }

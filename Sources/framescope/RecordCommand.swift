@@ -63,9 +63,9 @@ struct RecordChromeCommand: AsyncParsableCommand {
             throw CLIFailure(exitCode: CLIFailure.ioError, message: "record chrome \(url): \(error)")
         }
         let distance = ScrollScript(script).distance
-        FileHandle.standardError.write(Data("framescope: recorded \(page) in \(summary.browser): scrolled \(Int(summary.scrolled.rounded())) of \(Int(distance)) px on \(summary.animationFrames) animation frames; \(summary.traceBytes) bytes of trace in \(output)\n".utf8))
+        writeToStandardError("framescope: recorded \(page) in \(summary.browser): scrolled \(Int(summary.scrolled.rounded())) of \(Int(distance)) px on \(summary.animationFrames) animation frames; \(summary.traceBytes) bytes of trace in \(output)\n")
         if summary.scrolled < 0.9 * distance {
-            FileHandle.standardError.write(Data("framescope: the element could scroll only \(Int(summary.scrolled.rounded())) px of the script's \(Int(distance)): the frames after its end are idle\n".utf8))
+            writeToStandardError("framescope: the element could scroll only \(Int(summary.scrolled.rounded())) px of the script's \(Int(distance)): the frames after its end are idle\n")
         }
         let loaded = try ReportLoader(options: options).loadInput(output)
         switch format {

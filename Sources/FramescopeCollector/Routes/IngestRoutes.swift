@@ -11,16 +11,18 @@ struct IngestRoutes: Sendable {
     let service: IngestService
 
     func addRoutes(to router: Router<CollectorRequestContext>, store: any CollectorStore, limiter: RateLimiter, clock: @escaping @Sendable () -> Double) {
-        router.group("/v1/events")
-            .add(middleware: IngestKeyAuthenticator(store: store, clock: clock))
-            .add(middleware: RateLimitMiddleware(limiter: limiter, clock: clock))
+        // Both take an ingest key and share its rate limit.
+        func ingestGroup(_ path: RouterPath) -> RouterGroup<CollectorRequestContext> {
+            router.group(path)
+                .add(middleware: IngestKeyAuthenticator(store: store, clock: clock))
+                .add(middleware: RateLimitMiddleware(limiter: limiter, clock: clock))
+        }
+        ingestGroup("/v1/events")
             .post { request, context -> EditedResponse<IngestResponse> in
                 let response = try await service.accept(request, app: try context.authenticatedApp(), logger: context.logger)
                 return EditedResponse(status: .accepted, response: response)
             }
-        router.group("/v1/metrickit")
-            .add(middleware: IngestKeyAuthenticator(store: store, clock: clock))
-            .add(middleware: RateLimitMiddleware(limiter: limiter, clock: clock))
+        ingestGroup("/v1/metrickit")
             .post { request, context -> EditedResponse<MetricKitResponse> in
                 let response = try await service.acceptMetricKit(request, app: try context.authenticatedApp(), logger: context.logger)
                 return EditedResponse(status: .accepted, response: response)

@@ -66,8 +66,9 @@ public enum ISO8601 {
         return seconds - sign * Double(offsetHours * 3600 + offsetMinutes * 60)
     }
 
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-    static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {
+    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm);
+    /// `month` 1–12, `day` 1–31, not checked against the month's length.
+    public static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400
@@ -83,8 +84,9 @@ public enum ISO8601 {
         return back == (year, month, day) ? days : nil
     }
 
-    /// The proleptic Gregorian date of a day count since 1970-01-01.
-    static func civilDate(daysSinceEpoch days: Int64) -> (Int64, Int64, Int64) {
+    /// The proleptic Gregorian date (year, month 1–12, day 1–31) of a day count since
+    /// 1970-01-01.
+    public static func civilDate(daysSinceEpoch days: Int64) -> (Int64, Int64, Int64) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097

@@ -62,6 +62,7 @@ public struct ChromeRecorder: Sendable {
     /// The first Chromium on `PATH`, or `nil`.
     public static func findChromium() -> String? { ChromeBrowser.find() }
 
+    /// A recorder; each ``record(_:to:logger:)`` starts a browser of its own.
     public init() {}
 
     /// Records `options`' page into a Chrome JSON trace at `output`.

@@ -38,13 +38,13 @@ struct ChromeFrames {
 
     mutating func take(_ event: ChromeEvent, line: Int) throws(TraceError) {
         guard let name = event.name else { return }
-        if name == "process_name", event.phase == "M", let pid = event.processID, let label = event.argumentName, names.count < Self.maximumNames {
+        if name == .processName, event.phase == "M", let pid = event.processID, let label = event.argumentName, names.count < Self.maximumNames {
             names[pid] = String(label.prefix(120)).printable()
             return
         }
         let kind: Kind
         switch name {
-        case "PipelineReporter":
+        case .pipelineReporter:
             guard event.phase == "b" || event.phase == "B" || event.phase == "X" else { return }
             switch event.state {
             case "STATE_PRESENTED_ALL": kind = .presented
@@ -55,17 +55,17 @@ struct ChromeFrames {
                 unknownStates += 1
                 return
             }
-        case "DrawFrame": kind = .draw
-        case "DroppedFrame": kind = .droppedInstant
-        case "BeginFrame": kind = .begin
-        case "NeedsBeginFrameChanged":
+        case .drawFrame: kind = .draw
+        case .droppedFrame: kind = .droppedInstant
+        case .beginFrame: kind = .begin
+        case .needsBeginFrameChanged:
             guard event.needsBeginFrame == "0" else { return }
             kind = .stopped
         default:
             return
         }
-        guard let pid = event.processID else { throw refuse(line, "a \(name) event has no pid") }
-        guard let ts = event.timestamp else { throw refuse(line, "a \(name) event has no ts") }
+        guard let pid = event.processID else { throw refuse(line, "a \(name.spelling) event has no pid") }
+        guard let ts = event.timestamp else { throw refuse(line, "a \(name.spelling) event has no ts") }
         // Physics first: µs since some boot, within ±300 years.
         guard ts.isFinite, abs(ts) < 1e16 else { throw refuse(line, "ts \(ts) is not a time in µs") }
         guard records.count < ChromeTraceReader.maximumRecords else {

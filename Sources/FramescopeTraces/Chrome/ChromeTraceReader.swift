@@ -19,7 +19,7 @@ struct ChromeTraceReader {
 
     /// The keys of an event that the reader reads, in ``readEvent(_:_:_:)``'s order.
     static let eventKeys: [StaticString] = ["name", "ph", "ts", "pid", "args"]
-    /// The event names that matter to ``ChromeFrames``; any other name reads as "".
+    /// The event names that matter to ``ChromeFrames``, in ``ChromeEvent/Name``'s order.
     static let eventNames: [StaticString] = ["PipelineReporter", "BeginFrame", "DrawFrame", "DroppedFrame", "NeedsBeginFrameChanged", "process_name"]
     /// The phases that matter to ``ChromeFrames``; any other reads as "".
     static let phases: [StaticString] = ["b", "B", "X", "M", "I", "i", "n", "e", "E"]
@@ -96,7 +96,7 @@ struct ChromeTraceReader {
                 let key = try lexer.matchString(&source, among: Self.eventKeys)
                 try lexer.expect(UInt8(ascii: ":"), &source, "':' after a key")
                 switch key {
-                case 0: event.name = try lexer.matchString(&source, among: Self.eventNames).map { Self.eventNames[$0].description } ?? ""
+                case 0: event.name = try lexer.matchString(&source, among: Self.eventNames).flatMap(ChromeEvent.Name.init(rawValue:)) ?? .other
                 case 1: event.phase = try lexer.matchString(&source, among: Self.phases).map { Self.phases[$0].description } ?? ""
                 case 2: event.timestamp = try lexer.number(&source, parse: parseDouble)
                 case 3: event.processID = try processID(&lexer, &source)
@@ -185,7 +185,18 @@ struct ChromeTraceReader {
 
 /// What one trace event says that matters for frames.
 struct ChromeEvent {
-    var name: String?
+    /// The names ``ChromeFrames`` reads, by their position in
+    /// ``ChromeTraceReader/eventNames``; every other name is ``other``.
+    enum Name: Int {
+        case pipelineReporter, beginFrame, drawFrame, droppedFrame, needsBeginFrameChanged, processName, other
+
+        /// The name as a trace spells it, for messages.
+        var spelling: String {
+            rawValue < ChromeTraceReader.eventNames.count ? ChromeTraceReader.eventNames[rawValue].description : "other"
+        }
+    }
+
+    var name: Name?
     var phase: String?
     var timestamp: Double?
     var processID: Int?

@@ -1,3 +1,5 @@
+import FramescopeCore
+
 /// MetricKit writes measurements as text ("20 secs.", "20000 ms", "1000 ms per s") and
 /// times as "2020-10-10 19:35:24 +0000" (macOS 13 drops the zone). These read them.
 public enum MetricKitMeasurement {
@@ -56,13 +58,7 @@ public enum MetricKitMeasurement {
             guard hours < 24, minutes < 60 else { return nil }
             offset = (hours * 3600 + minutes * 60) * (zone[0] == UInt8(ascii: "-") ? -1 : 1)
         }
-        // Days from 1970-01-01 to the civil date (the proleptic Gregorian calendar).
-        let y = month <= 2 ? year - 1 : year
-        let era = y / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        let days = era * 146_097 + dayOfEra - 719_468
+        let days = Int(ISO8601.daysSinceEpoch(year: Int64(year), month: Int64(month), day: Int64(day)))
         return Double(days * 86_400 + hour * 3600 + minute * 60 + second - offset)
     }
 

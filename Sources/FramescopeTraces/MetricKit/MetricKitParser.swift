@@ -249,7 +249,7 @@ public struct MetricKitParser: Sendable {
             if let existing = payload.otherDiagnostics.firstIndex(where: { $0.kind == kind }) {
                 payload.otherDiagnostics[existing].count += count
             } else if payload.otherDiagnostics.count < Self.maximumDiagnosticKinds {
-                payload.otherDiagnostics.append((kind.printable(), count))
+                payload.otherDiagnostics.append(MetricKitDiagnosticCount(kind: kind.printable(), count: count))
             }
         }
     }

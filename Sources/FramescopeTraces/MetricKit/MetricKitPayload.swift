@@ -28,7 +28,7 @@ public struct MetricKitPayload: Sendable, Hashable {
     public var hangDurations: [Double] = []
     /// How many diagnostics of each other kind the payload has ("crashDiagnostics": 2),
     /// in the payload's order.
-    public var otherDiagnostics: [(kind: String, count: Int)] = []
+    public var otherDiagnostics: [MetricKitDiagnosticCount] = []
     /// Values that were present but not readable or not physical, each skipped.
     public var issues: [MetricKitIssue] = []
 
@@ -45,23 +45,19 @@ public struct MetricKitPayload: Sendable, Hashable {
     public var histogramHangs: Int {
         hangTimeHistogram.reduce(0) { $0.addingReportingOverflow($1.count).overflow ? Int.max : $0 + $1.count }
     }
+}
 
-    public static func == (left: MetricKitPayload, right: MetricKitPayload) -> Bool {
-        left.begin == right.begin && left.end == right.end && left.appVersion == right.appVersion
-            && left.appBuildVersion == right.appBuildVersion && left.osVersion == right.osVersion
-            && left.deviceType == right.deviceType && left.bundleIdentifier == right.bundleIdentifier
-            && left.scrollHitchTimeRatio == right.scrollHitchTimeRatio && left.hangTimeHistogram == right.hangTimeHistogram
-            && left.hangDurations == right.hangDurations && left.issues == right.issues
-            && left.otherDiagnostics.map(\.kind) == right.otherDiagnostics.map(\.kind)
-            && left.otherDiagnostics.map(\.count) == right.otherDiagnostics.map(\.count)
-    }
+/// How many diagnostics of one kind a payload has, other than hangs.
+public struct MetricKitDiagnosticCount: Sendable, Hashable {
+    /// The payload's key: `crashDiagnostics`, `cpuExceptionDiagnostics`, …
+    public var kind: String
+    /// How many diagnostics the list holds.
+    public var count: Int
 
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(begin)
-        hasher.combine(end)
-        hasher.combine(appVersion)
-        hasher.combine(scrollHitchTimeRatio)
-        hasher.combine(hangDurations)
+    /// `count` diagnostics of `kind`.
+    public init(kind: String, count: Int) {
+        self.kind = kind
+        self.count = count
     }
 }
 

@@ -29,7 +29,7 @@ struct MetricKitReader {
         var ratios: [(Double, String, Int)] = []
         var histogram: [MetricKitBucket] = []
         var histogramLine = 0
-        var other: [(kind: String, count: Int)] = []
+        var other: [MetricKitDiagnosticCount] = []
         try MetricKitParser(file: file).read(from: &source, progress: progress) { (payload, line) throws(TraceError) in
             payloads += 1
             note("payload \(payloads): \(Self.describe(payload))")
@@ -51,8 +51,8 @@ struct MetricKitReader {
                     histogram.append(bucket)
                 }
             }
-            for (kind, count) in payload.otherDiagnostics {
-                if let index = other.firstIndex(where: { $0.kind == kind }) { other[index].count += count } else { other.append((kind, count)) }
+            for diagnostics in payload.otherDiagnostics {
+                if let index = other.firstIndex(where: { $0.kind == diagnostics.kind }) { other[index].count += diagnostics.count } else { other.append(diagnostics) }
             }
         }
         guard payloads > 0 else { throw TraceError(kind: .data, file: file, message: "an empty list: no MetricKit payload in it") }
@@ -102,18 +102,9 @@ struct MetricKitReader {
         let seconds = Int(time.rounded(.down))
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let rest = seconds - days * 86_400
-        // Civil date from days since 1970-01-01 (the inverse of MetricKitMeasurement.unixTime).
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(year)-\(two(month))-\(two(day)) \(two(rest / 3600)):\(two(rest % 3600 / 60)) UTC"
+        let (year, month, day) = ISO8601.civilDate(daysSinceEpoch: Int64(days))
+        func two(_ value: Int64) -> String { zeroPadded(value, width: 2) }
+        return "\(year)-\(two(month))-\(two(day)) \(two(Int64(rest / 3600))):\(two(Int64(rest % 3600 / 60))) UTC"
     }
 
     static func milliseconds(_ seconds: Double) -> String {
