@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .library(name: "FramescopeCore", targets: ["FramescopeCore"]),
+        .library(name: "FramescopeScroll", targets: ["FramescopeScroll"]),
         .library(name: "FramescopeSimulation", targets: ["FramescopeSimulation"]),
         .library(name: "FramescopeTraces", targets: ["FramescopeTraces"]),
         .library(name: "FramescopeTesting", targets: ["FramescopeTesting"]),
@@ -35,14 +36,18 @@ let package = Package(
         .target(name: "FramescopeCore"),
         // The frame-pipeline simulator, the thesis' scenarios and simulated fleets (demo data,
         // load tests): standard library and Core only. The SDK does not link it.
-        .target(name: "FramescopeSimulation", dependencies: ["FramescopeCore"]),
+        .target(name: "FramescopeSimulation", dependencies: ["FramescopeCore", "FramescopeScroll"]),
+        // Repeatable scroll scripts (steady, the thesis' accelerating timer, a fling) as exact
+        // per-frame offsets and segments, for device tests, the simulator and browser
+        // recordings: standard library and Core only.
+        .target(name: "FramescopeScroll", dependencies: ["FramescopeCore"]),
         // One strict JSON scanner (in memory) and lexer (streaming) for the collector's wire
         // decoder and the trace readers: standard library only.
         .target(name: "FramescopeJSON"),
         // Reading recorded traces (Framescope CSV/JSON) from bytes and files.
         .target(name: "FramescopeTraces", dependencies: ["FramescopeCore", "FramescopeJSON", "CFramescopeZlib"]),
         // Budget assertions for Swift Testing and XCTest.
-        .target(name: "FramescopeTesting", dependencies: ["FramescopeCore"]),
+        .target(name: "FramescopeTesting", dependencies: ["FramescopeCore", "FramescopeScroll"]),
         // zlib, for the SDK's gzip uploads and gzipped recordings (the system's library: in
         // Apple SDKs, zlib1g-dev on Debian).
         .systemLibrary(name: "CFramescopeZlib", path: "Sources/CFramescopeZlib", pkgConfig: "zlib",
@@ -103,6 +108,7 @@ let package = Package(
             name: "FramescopeRecording",
             dependencies: [
                 "FramescopeCore",
+                "FramescopeScroll",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -112,6 +118,7 @@ let package = Package(
             dependencies: [
                 "FramescopeCore",
                 "FramescopeRecording",
+                "FramescopeScroll",
                 "FramescopeSimulation",
                 "FramescopeTraces",
                 "FramescopeCollector",
@@ -124,10 +131,11 @@ let package = Package(
             ]
         ),
         .testTarget(name: "FramescopeCoreTests", dependencies: ["FramescopeCore", "FramescopeSimulation"]),
-        .testTarget(name: "FramescopeSimulationTests", dependencies: ["FramescopeCore", "FramescopeSimulation"]),
+        .testTarget(name: "FramescopeSimulationTests", dependencies: ["FramescopeCore", "FramescopeScroll", "FramescopeSimulation"]),
         .testTarget(name: "FramescopeTracesTests", dependencies: ["FramescopeCore", "FramescopeTraces", "FramescopeSimulation"]),
         .testTarget(name: "FramescopeJSONTests", dependencies: ["FramescopeJSON"]),
-        .testTarget(name: "FramescopeTestingTests", dependencies: ["FramescopeCore", "FramescopeTesting"]),
+        .testTarget(name: "FramescopeTestingTests", dependencies: ["FramescopeCore", "FramescopeTesting", "FramescopeScroll", "FramescopeSimulation"]),
+        .testTarget(name: "FramescopeScrollTests", dependencies: ["FramescopeCore", "FramescopeScroll"]),
         // Starting the package's built executables from tests and reading their output.
         .target(name: "FramescopeProcessTesting", path: "Tests/ProcessTesting"),
         .testTarget(

@@ -1,4 +1,5 @@
 import FramescopeCore
+import FramescopeScroll
 
 /// The ten variants the thesis measured, as simulations of its test: a 500-message list
 /// on a slow 60 Hz device, scrolled by a timer.
@@ -122,39 +123,24 @@ public struct ThesisWorkload: Workload, Sendable {
 
     /// Height of the visible part of the list, in points (a 568 pt screen under a 64 pt bar).
     public static let viewportHeight = 504.0
-    /// Seconds between timer fires.
-    public static let timerInterval = 0.4
-    /// Seconds an animated change of the content offset takes.
-    public static let animationLength = 0.3
-    /// The first step, in points.
-    public static let firstStep = 100.0
-    /// How much longer each step is than the one before, in points.
-    public static let stepGrowth = 30.0
-    /// Passes from top to bottom.
-    public static let passes = 5
+    /// The scroll script: the thesis' accelerating timer (``AcceleratingScroll/thesis``), the
+    /// same type a device's scroll test runs.
+    public static let script = AcceleratingScroll.thesis
 
     let costs: ThesisScenario.RowCosts
     let rows: [Row]
     let tops: [Double]
     let maximumOffset: Double
     private var random: SeededGenerator
+    private var player: ScrollPlayer
 
-    private var startTime: Double?
-    private var nextFire = 0.0
-    private var offset = 0.0
-    private var animationFrom = 0.0
-    private var animationTo = 0.0
-    private var animationStart = -Double.infinity
-    private var step = ThesisWorkload.firstStep
-    private var pass = 1
-    private var scrolls = 0
-    private var finished = false
     private var visible = 0..<0
+    private var started = false
     private var heightKnown: [Bool]
     private var imageResized: [Bool]
 
     /// The time the last pass reached the bottom, in seconds since the start; `nil` before.
-    public private(set) var testDuration: Double?
+    public var testDuration: Double? { player.finishedAfter }
 
     init(scenario: ThesisScenario, seed: UInt64) {
         costs = scenario.costs
@@ -184,6 +170,7 @@ public struct ThesisWorkload: Workload, Sendable {
         for row in rows { tops.append(y); y += row.height }
         self.tops = tops
         maximumOffset = max(0, y - Self.viewportHeight)
+        player = ScrollPlayer(script: .accelerating(Self.script), geometry: ScrollGeometry(contentHeight: y, viewportHeight: Self.viewportHeight))
         heightKnown = Array(repeating: false, count: rows.count)
         imageResized = Array(repeating: false, count: MessageDataset.imagePool.count)
     }
@@ -195,48 +182,18 @@ public struct ThesisWorkload: Workload, Sendable {
         return first..<last
     }
 
-    /// Fires the scroll timer if it is due, moves the animated offset, and prices the rows that
-    /// scroll into view (main thread) and the rows on screen (render).
+    /// Fires the scroll timer if it is due, moves the animated offset (both by the script's
+    /// ``ScrollPlayer``), and prices the rows that scroll into view (main thread) and the rows
+    /// on screen (render).
     public mutating func frame(startingAt time: Double, refreshInterval: Double) -> FrameWork {
-        if startTime == nil {
-            startTime = time
-            nextFire = time + Self.timerInterval
+        if !started {
+            started = true
             visible = visibleRows(at: 0)
         }
         var main = 0.0
-
-        // The timer fires on the main thread, at the first frame once it is due.
-        if time >= nextFire, !finished {
-            nextFire = time + Self.timerInterval
-            if offset >= maximumOffset - 0.5 {
-                if pass == Self.passes {
-                    finished = true
-                    testDuration = time - (startTime ?? time)
-                } else {
-                    pass += 1
-                    step = Self.firstStep
-                    offset = 0
-                    animationFrom = 0
-                    animationTo = 0
-                }
-            } else {
-                animationFrom = offset
-                animationTo = min(offset + step, maximumOffset)
-                animationStart = time
-                step += Self.stepGrowth
-                scrolls += 1
-            }
-        }
-
-        // The scroll view's animation moves the offset with an ease-in-out curve.
-        let progress = (time - animationStart) / Self.animationLength
-        let moving = progress >= 0 && progress < 1
-        if moving {
-            let eased = progress * progress * (3 - 2 * progress)
-            offset = animationFrom + (animationTo - animationFrom) * eased
-        } else if progress >= 1 {
-            offset = animationTo
-        }
+        let scroll = player.frame(at: time)
+        let offset = scroll.offset
+        let moving = scroll.isMoving
 
         let now = visibleRows(at: offset)
         var entering = 0
@@ -262,7 +219,7 @@ public struct ThesisWorkload: Workload, Sendable {
         // Each cost varies a little from frame to frame, as on a real device.
         main *= random.logNormal(median: 1, sigma: 0.08)
         render *= random.logNormal(median: 1, sigma: 0.08)
-        return FrameWork(main: main, render: render, segment: moving ? "pass \(pass) scroll \(scrolls)" : nil)
+        return FrameWork(main: main, render: render, segment: moving ? "pass \(scroll.pass) scroll \(scroll.moves)" : nil)
     }
 
     private mutating func cellCost(_ index: Int) -> Double {
@@ -285,5 +242,5 @@ public struct ThesisWorkload: Workload, Sendable {
     }
 
     /// Whether the fifth pass has reached the bottom.
-    public func isFinished(at time: Double) -> Bool { finished }
+    public func isFinished(at time: Double) -> Bool { player.isFinished }
 }

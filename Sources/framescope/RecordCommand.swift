@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import FramescopeCore
+import FramescopeScroll
 import FramescopeRecording
 import FramescopeTraces
 
@@ -34,7 +35,7 @@ struct RecordChromeCommand: AsyncParsableCommand {
     var url: String
 
     @Option(help: "The scroll script: steady (1500 px/s for 4 s) or accelerating (500 to 5000 px/s over 4 s).")
-    var script: ScrollScript.Name = .steady
+    var script: ScrollRamp.Name = .steady
 
     @Option(help: "A CSS selector of the element to scroll.")
     var selector: String?
@@ -55,14 +56,14 @@ struct RecordChromeCommand: AsyncParsableCommand {
             throw CLIFailure(exitCode: CLIFailure.ioError, message: "no Chromium found on PATH (chromium, chromium-browser, google-chrome); install it or pass --chromium PATH")
         }
         let page = Self.pageURL(url)
-        let recording = ChromeRecorder.Options(url: page, script: ScrollScript(script), selector: selector, chromium: browser)
+        let recording = ChromeRecorder.Options(url: page, script: ScrollRamp(script), selector: selector, chromium: browser)
         let summary: ChromeRecorder.Summary
         do {
             summary = try await ChromeRecorder().record(recording, to: output)
         } catch let error as RecordingError {
             throw CLIFailure(exitCode: CLIFailure.ioError, message: "record chrome \(url): \(error)")
         }
-        let distance = ScrollScript(script).distance
+        let distance = ScrollRamp(script).distance
         writeToStandardError("framescope: recorded \(page) in \(summary.browser): scrolled \(Int(summary.scrolled.rounded())) of \(Int(distance)) px on \(summary.animationFrames) animation frames; \(summary.traceBytes) bytes of trace in \(output)\n")
         if summary.scrolled < 0.9 * distance {
             writeToStandardError("framescope: the element could scroll only \(Int(summary.scrolled.rounded())) px of the script's \(Int(distance)): the frames after its end are idle\n")
@@ -86,4 +87,4 @@ struct RecordChromeCommand: AsyncParsableCommand {
     }
 }
 
-extension ScrollScript.Name: ExpressibleByArgument {}
+extension ScrollRamp.Name: ExpressibleByArgument {}

@@ -1,10 +1,11 @@
 import Foundation
 import FramescopeCore
+import FramescopeScroll
 import HummingbirdWSClient
 import Logging
 
 /// Records a real renderer's frames: starts headless Chromium, loads a page, scrolls an
-/// element with a ``ScrollScript`` from the page's own animation frames, and writes the
+/// element with a ``ScrollRamp`` from the page's own animation frames, and writes the
 /// DevTools trace of the compositor's frame events (`PipelineReporter`, `BeginFrame`,
 /// `DrawFrame`, `DroppedFrame`) as a Chrome JSON trace that `framescope analyze` reads.
 ///
@@ -20,7 +21,7 @@ public struct ChromeRecorder: Sendable {
         /// The page: a URL (`file://`, `http://`, `data:`).
         public var url: String
         /// How to scroll.
-        public var script: ScrollScript
+        public var script: ScrollRamp
         /// A CSS selector of the element to scroll; `nil` for the page's element marked
         /// `data-framescope-scroll`, else the document's scrolling element.
         public var selector: String?
@@ -34,7 +35,7 @@ public struct ChromeRecorder: Sendable {
         public var timeout = 180.0
 
         /// Options for `url`, scrolled by `script`, in the browser at `chromium`.
-        public init(url: String, script: ScrollScript, selector: String? = nil, chromium: String) {
+        public init(url: String, script: ScrollRamp, selector: String? = nil, chromium: String) {
             self.url = url
             self.script = script
             self.selector = selector
@@ -116,7 +117,7 @@ public struct ChromeRecorder: Sendable {
         }
         _ = try await session.waitForEvent("Page.loadEventFired", session: page)
         _ = try await evaluate("Promise.resolve(window.__ready).then(() => true)", &session, page)
-        let check = try await evaluate(ScrollScript.targetCheck(selector: options.selector), &session, page)
+        let check = try await evaluate(ScrollRamp.targetCheck(selector: options.selector), &session, page)
         if let problem = check["error"] as? String { throw RecordingError.page(problem) }
 
         _ = try await session.call("Tracing.start", [

@@ -1,7 +1,8 @@
 import Foundation
 import FramescopeCore
+import FramescopeScroll
 
-extension ScrollScript {
+extension ScrollRamp {
     /// The element a selector names, as JavaScript: the selector's element, else the
     /// page's element marked `data-framescope-scroll`, else the document's scroller.
     static func element(selector: String?) -> String {

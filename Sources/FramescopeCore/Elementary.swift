@@ -1,6 +1,4 @@
-import FramescopeCore
-
-/// Natural logarithm, exponential and cosine for the simulators, written with the
+/// Natural logarithm, exponential and cosine for the simulators and scroll scripts, written with the
 /// standard library alone (which has none of them). Accurate to a few ulps over the
 /// ranges the simulators use; tests compare them with the C library's.
 public enum Elementary {

@@ -1,16 +1,16 @@
-/// A repeatable scroll: the content's offset as a function of time, the same on a device
-/// (an `UIScrollView` driven by a display link) and in a browser (an element's `scrollTop`
-/// set on each animation frame), so that recordings of one script compare.
+/// A continuous scroll for browser recordings (`framescope record chrome`): the content's
+/// offset as a function of time, set on each of the page's animation frames.
 ///
 /// The velocity changes linearly from ``startVelocity`` to ``endVelocity`` over
 /// ``duration``; ``steady`` keeps it constant and ``accelerating`` ramps it up, as a flick
-/// that a user keeps speeding up.
+/// that a user keeps speeding up. (The device's scroll tests use ``ScrollScript``, whose
+/// steps follow the display's frames and a timer rather than a formula of time.)
 ///
 /// ```swift
-/// let script = ScrollScript.steady
-/// script.offset(at: 1)   // 1500 points after one second
+/// let ramp = ScrollRamp.steady
+/// ramp.offset(at: 1)   // 1500 points after one second
 /// ```
-public struct ScrollScript: Sendable, Hashable, Codable {
+public struct ScrollRamp: Sendable, Hashable, Codable {
     /// The named scripts.
     public enum Name: String, Sendable, CaseIterable, Codable {
         /// 1,500 points per second for 4 s: 6,000 points.
@@ -42,9 +42,9 @@ public struct ScrollScript: Sendable, Hashable, Codable {
     }
 
     /// ``Name/steady``.
-    public static let steady = ScrollScript(.steady)
+    public static let steady = ScrollRamp(.steady)
     /// ``Name/accelerating``.
-    public static let accelerating = ScrollScript(.accelerating)
+    public static let accelerating = ScrollRamp(.accelerating)
 
     /// The velocity `time` seconds after the start, in points per second (the end velocity
     /// after the end, the start velocity before the start).
