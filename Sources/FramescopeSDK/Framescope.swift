@@ -12,7 +12,7 @@ import Foundation
 /// framescope.screen("Feed")                      // on each screen change
 /// framescope.beginMotion(); framescope.endMotion() // around scrolls
 /// framescope.tick(timestamp: link.timestamp, targetTimestamp: link.targetTimestamp) // each refresh
-/// framescope.pause(); framescope.resume()        // background and foreground
+/// framescope.apply(lifecycle.handle(.didEnterBackground)) // lifecycle (AppLifecycle)
 /// await framescope.flush()
 /// ```
 ///
@@ -158,9 +158,9 @@ public final class Framescope {
     /// the dynamic exclusivity check of a class's stored property (measured: about a third
     /// of a tick's cost). Only the main actor touches it.
     private let trackerStorage: TrackerStorage
-    private var tracker: UnsafeMutablePointer<ScreenTracker> { trackerStorage.pointer }
-    private let clock: MonotonicClock
-    private let watchdog: HangWatchdog?
+    var tracker: UnsafeMutablePointer<ScreenTracker> { trackerStorage.pointer }
+    let clock: MonotonicClock
+    let watchdog: HangWatchdog?
     private let hangLog: HangLog
     private let sampler: ResourceSampler?
     private let delivery: DeliveryQueue
@@ -168,7 +168,7 @@ public final class Framescope {
     private let continuation: AsyncStream<PipelineMessage>.Continuation
     private let shortVisitsKept = Locked(0)
     private var isRunning = false
-    private var isStopped = false
+    private(set) var isStopped = false
     private var pipelineTask: Task<Void, Never>?
     private var uploadTask: Task<Void, Never>?
 

@@ -142,6 +142,9 @@ public struct ThesisWorkload: Workload, Sendable {
     /// The time the last pass reached the bottom, in seconds since the start; `nil` before.
     public var testDuration: Double? { player.finishedAfter }
 
+    /// The list as the script sees it: the laid-out rows' height in the 504-point viewport.
+    public var geometry: ScrollGeometry { player.geometry }
+
     init(scenario: ThesisScenario, seed: UInt64) {
         costs = scenario.costs
         random = SeededGenerator(seed: seed).fork(0x7E57)

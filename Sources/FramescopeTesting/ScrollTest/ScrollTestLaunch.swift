@@ -1,0 +1,99 @@
+import Foundation
+import FramescopeCore
+import FramescopeScroll
+
+/// A scroll test an XCUITest asks the app under test to run, passed as launch arguments
+/// (XCUITest cannot set a scroll view's offset frame by frame, so the app runs the script
+/// in its own process and writes the report where the test reads it):
+///
+/// ```swift
+/// // In the UI test:
+/// app.launchArguments += ScrollTestLaunch(target: "feed-table", script: .accelerating(.thesis),
+///                                         reportPath: "/tmp/feed-report.json").arguments
+/// // In the app, at launch (debug builds):
+/// if let request = ScrollTestLaunch(arguments: ProcessInfo.processInfo.arguments) { … }
+/// ```
+public struct ScrollTestLaunch: Sendable, Hashable {
+    /// The accessibility identifier of the table, collection or scroll view to scroll.
+    public var target: String
+    /// The script to run.
+    public var script: ScrollScript
+    /// Where the app writes the report (JSON, `framescope check` reads it).
+    public var reportPath: String
+    /// Seconds the app waits after launch before it starts (so the first screen settles).
+    public var delay: Double
+
+    /// The flag before the target's identifier.
+    public static let targetFlag = "-FramescopeScrollTarget"
+    /// The flag before the script, as JSON (``ScrollScript``'s form).
+    public static let scriptFlag = "-FramescopeScrollScript"
+    /// The flag before the report's path.
+    public static let reportFlag = "-FramescopeScrollReport"
+    /// The flag before the delay, in seconds.
+    public static let delayFlag = "-FramescopeScrollDelay"
+
+    /// A request to scroll `target` by `script` and write the report to `reportPath`.
+    public init(target: String, script: ScrollScript, reportPath: String, delay: Double = 1) {
+        self.target = target
+        self.script = script
+        self.reportPath = reportPath
+        self.delay = delay
+    }
+
+    /// The launch arguments that carry this request.
+    public var arguments: [String] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let json = (try? encoder.encode(script)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return [Self.targetFlag, target, Self.scriptFlag, json, Self.reportFlag, reportPath, Self.delayFlag, String(delay)]
+    }
+
+    /// The request in a process's arguments, or `nil` when there is none.
+    ///
+    /// - Throws: ``ScrollTestLaunchError`` when the flags are there but a value is missing
+    ///   or wrong (the app should then fail loudly: the UI test is waiting for a report).
+    public init?(arguments: [String]) throws(ScrollTestLaunchError) {
+        func value(after flag: String) throws(ScrollTestLaunchError) -> String? {
+            guard let index = arguments.firstIndex(of: flag) else { return nil }
+            guard index + 1 < arguments.count else { throw .missingValue(flag) }
+            return arguments[index + 1]
+        }
+        guard let target = try value(after: Self.targetFlag) else { return nil }
+        guard let scriptText = try value(after: Self.scriptFlag) else { throw .missingValue(Self.scriptFlag) }
+        guard let reportPath = try value(after: Self.reportFlag), !reportPath.isEmpty else { throw .missingValue(Self.reportFlag) }
+        let script: ScrollScript
+        do {
+            script = try JSONDecoder().decode(ScrollScript.self, from: Data(scriptText.utf8))
+        } catch let error as DecodingError {
+            throw .invalidScript(error.fieldPath.isEmpty ? error.reason : "\(error.fieldPath) \(error.reason)")
+        } catch {
+            throw .invalidScript("not JSON")
+        }
+        var delay = 1.0
+        if let text = try value(after: Self.delayFlag) {
+            guard let parsed = Double(text), parsed.isFinite, parsed >= 0, parsed <= 600 else { throw .invalidDelay(text) }
+            delay = parsed
+        }
+        guard !target.isEmpty else { throw .missingValue(Self.targetFlag) }
+        self.init(target: target, script: script, reportPath: reportPath, delay: delay)
+    }
+}
+
+/// Why a process's scroll-test arguments cannot be used.
+public enum ScrollTestLaunchError: Error, Hashable, CustomStringConvertible {
+    /// A flag has no value after it.
+    case missingValue(String)
+    /// The script is not a ``ScrollScript`` in JSON; the text says why.
+    case invalidScript(String)
+    /// The delay is not 0 to 600 seconds.
+    case invalidDelay(String)
+
+    /// What is wrong, for the test's log.
+    public var description: String {
+        switch self {
+        case let .missingValue(flag): "\(flag) needs a value"
+        case let .invalidScript(reason): "\(ScrollTestLaunch.scriptFlag): \(reason)"
+        case let .invalidDelay(text): "\(ScrollTestLaunch.delayFlag) must be 0 to 600 seconds, not \(text)"
+        }
+    }
+}
