@@ -87,4 +87,25 @@ struct ScrollTestRunTests {
         let (_, duration) = ThesisScenario.all[0].run(seed: 1)
         #expect(duration != nil)
     }
+
+    @Test("XCUITest launch arguments round-trip; a broken request names the flag")
+    func launchArguments() throws {
+        let request = ScrollTestLaunch(target: "feed-table", script: .fling(FlingScroll(velocity: 3_000)), reportPath: "/tmp/feed.json", delay: 0.5)
+        let arguments = ["/path/Shop", "-AppleLanguages", "(en)"] + request.arguments
+        #expect(try ScrollTestLaunch(arguments: arguments) == request)
+        #expect(try ScrollTestLaunch(arguments: ["/path/Shop"]) == nil)
+        let broken: [([String], ScrollTestLaunchError)] = [
+            (["-FramescopeScrollTarget"], .missingValue("-FramescopeScrollTarget")),
+            (["-FramescopeScrollTarget", "t", "-FramescopeScrollReport", "/tmp/r.json"], .missingValue("-FramescopeScrollScript")),
+            (["-FramescopeScrollTarget", "t", "-FramescopeScrollScript", #"{"script": "steady"}"#], .missingValue("-FramescopeScrollReport")),
+            (["-FramescopeScrollTarget", "t", "-FramescopeScrollScript", #"{"script": "steady", "passes": 0}"#, "-FramescopeScrollReport", "/r"],
+             .invalidScript("passes must be 1 to 1000")),
+            (["-FramescopeScrollTarget", "t", "-FramescopeScrollScript", "{", "-FramescopeScrollReport", "/r"], .invalidScript("not JSON")),
+            (["-FramescopeScrollTarget", "t", "-FramescopeScrollScript", #"{"script": "steady"}"#, "-FramescopeScrollReport", "/r",
+              "-FramescopeScrollDelay", "-1"], .invalidDelay("-1")),
+        ]
+        for (arguments, expected) in broken {
+            #expect(throws: expected, "\(arguments)") { try ScrollTestLaunch(arguments: arguments) }
+        }
+    }
 }

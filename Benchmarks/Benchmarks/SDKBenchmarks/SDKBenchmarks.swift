@@ -63,4 +63,27 @@ let benchmarks: @Sendable () -> Void = {
         benchmark.stopMeasurement()
         blackHole(analyzer.report().whole.frames)
     }
+
+    // What the display-link driver adds per tick on a device with the overlay shown:
+    // the overlay's ring of the last second, the motion signal's debounce check, and the
+    // overlay's update check (a state only four times a second).
+    Benchmark("OverlayModel.tick + update check + MotionSignal.tick, 120 Hz with drops (per tick)",
+              configuration: .init(thresholds: noAllocations)) { benchmark in
+        var overlay = OverlayModel()
+        var motion = MotionSignal()
+        _ = motion.began(.trackingMode, at: 0)
+        let interval = 1.0 / 120
+        var t = 1_000.0
+        var shown = 0
+        benchmark.startMeasurement()
+        for index in benchmark.scaledIterations {
+            t += index % 97 == 96 ? 2 * interval : interval
+            overlay.tick(timestamp: t, targetTimestamp: t + interval, refreshInterval: interval)
+            blackHole(motion.tick(at: t))
+            // Every tick asks; a state (no text yet) comes four times a second.
+            if overlay.update(at: t, hitchRatio: nil, hangUnderWay: nil, screen: nil) != nil { shown += 1 }
+        }
+        benchmark.stopMeasurement()
+        blackHole(shown)
+    }
 }

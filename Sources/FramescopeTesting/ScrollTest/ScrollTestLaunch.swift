@@ -65,7 +65,9 @@ public struct ScrollTestLaunch: Sendable, Hashable {
         do {
             script = try JSONDecoder().decode(ScrollScript.self, from: Data(scriptText.utf8))
         } catch let error as DecodingError {
-            throw .invalidScript(error.fieldPath.isEmpty ? error.reason : "\(error.fieldPath) \(error.reason)")
+            let path = error.fieldPath
+            if path.isEmpty, case .dataCorrupted = error { throw .invalidScript("not JSON") }
+            throw .invalidScript(error.reason.hasPrefix(path) ? error.reason : "\(path) \(error.reason)")
         } catch {
             throw .invalidScript("not JSON")
         }
