@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "FramescopeSimulation", targets: ["FramescopeSimulation"]),
         .library(name: "FramescopeTraces", targets: ["FramescopeTraces"]),
         .library(name: "FramescopeTesting", targets: ["FramescopeTesting"]),
+        .library(name: "FramescopeScrollRunner", targets: ["FramescopeScrollRunner"]),
         .library(name: "FramescopeCollector", targets: ["FramescopeCollector"]),
         .library(name: "FramescopeDashboard", targets: ["FramescopeDashboard"]),
         .library(name: "FramescopeSDK", targets: ["FramescopeSDK"]),
@@ -47,7 +48,11 @@ let package = Package(
         // Reading recorded traces (Framescope CSV/JSON) from bytes and files.
         .target(name: "FramescopeTraces", dependencies: ["FramescopeCore", "FramescopeJSON", "CFramescopeZlib"]),
         // Budget assertions for Swift Testing and XCTest.
-        .target(name: "FramescopeTesting", dependencies: ["FramescopeCore", "FramescopeScroll"]),
+        .target(name: "FramescopeTesting", dependencies: ["FramescopeCore", "FramescopeScroll", "FramescopeScrollRunner"]),
+        // Scroll performance tests run inside the app: a script applied to a scroll view
+        // frame by frame, measured per pass (the UIKit driver compiles only where UIKit
+        // is). No XCTest, so an app may link it for the XCUITest path.
+        .target(name: "FramescopeScrollRunner", dependencies: ["FramescopeCore", "FramescopeScroll"]),
         // zlib, for the SDK's gzip uploads and gzipped recordings (the system's library: in
         // Apple SDKs, zlib1g-dev on Debian).
         .systemLibrary(name: "CFramescopeZlib", path: "Sources/CFramescopeZlib", pkgConfig: "zlib",
@@ -134,7 +139,7 @@ let package = Package(
         .testTarget(name: "FramescopeSimulationTests", dependencies: ["FramescopeCore", "FramescopeScroll", "FramescopeSimulation"]),
         .testTarget(name: "FramescopeTracesTests", dependencies: ["FramescopeCore", "FramescopeTraces", "FramescopeSimulation"]),
         .testTarget(name: "FramescopeJSONTests", dependencies: ["FramescopeJSON"]),
-        .testTarget(name: "FramescopeTestingTests", dependencies: ["FramescopeCore", "FramescopeTesting", "FramescopeScroll", "FramescopeSimulation"]),
+        .testTarget(name: "FramescopeTestingTests", dependencies: ["FramescopeCore", "FramescopeTesting", "FramescopeScroll", "FramescopeScrollRunner", "FramescopeSimulation"]),
         .testTarget(name: "FramescopeScrollTests", dependencies: ["FramescopeCore", "FramescopeScroll"]),
         // Starting the package's built executables from tests and reading their output.
         .target(name: "FramescopeProcessTesting", path: "Tests/ProcessTesting"),

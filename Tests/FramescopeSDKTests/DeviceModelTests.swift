@@ -148,6 +148,27 @@ struct DeviceModelTests {
         #expect(naming.screenName(typeName: "MyApp.DrawerController<MyApp.Menu>") == nil)
     }
 
+    @Test("A child embedded in another controller is part of its parent's screen; a container's child is a screen")
+    func embeddedChildren() {
+        let naming = ScreenNaming()
+        #expect(naming.screenName(typeName: "MyApp.BannerViewController", parentTypeName: "MyApp.FeedViewController") == nil)
+        #expect(naming.screenName(typeName: "MyApp.BannerViewController", override: "Banner", parentTypeName: "MyApp.FeedViewController") == "Banner")
+        #expect(naming.screenName(typeName: "MyApp.FeedViewController", parentTypeName: "UINavigationController") == "Feed")
+        #expect(naming.screenName(typeName: "MyApp.FeedViewController", parentTypeName: "MyApp.Tabs") == nil)
+        #expect(ScreenNaming(containers: ["Tabs"]).screenName(typeName: "MyApp.FeedViewController", parentTypeName: "MyApp.Tabs") == "Feed")
+        #expect(naming.screenName(typeName: "SwiftUI.UIHostingController<MyApp.CardView>", parentTypeName: "MyApp.FeedViewController") == nil)
+    }
+
+    @Test("takeUpdate: the cheap check a driver makes every frame before reading the visit's report")
+    func overlayTakeUpdate() {
+        var overlay = OverlayModel(updateInterval: 0.25)
+        let answers = [overlay.takeUpdate(at: 10), overlay.takeUpdate(at: 10.2),
+                       overlay.update(at: 10.24, hitchRatio: nil, hangUnderWay: nil, screen: nil) != nil, overlay.takeUpdate(at: 10.25)]
+        #expect(answers == [true, false, false, true])
+        let state = overlay.update(at: 10.5, hitchRatio: 1, hangUnderWay: nil, screen: "Feed")
+        #expect(state?.screen == "Feed")
+    }
+
     // MARK: Motion
 
     @Test("Motion: nested sources give one stretch; the end waits out the debounce")

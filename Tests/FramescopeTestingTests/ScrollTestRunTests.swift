@@ -1,6 +1,7 @@
 import Foundation
 import FramescopeCore
 import FramescopeScroll
+import FramescopeScrollRunner
 import FramescopeSimulation
 import FramescopeTesting
 import Testing
@@ -107,5 +108,17 @@ struct ScrollTestRunTests {
         for (arguments, expected) in broken {
             #expect(throws: expected, "\(arguments)") { try ScrollTestLaunch(arguments: arguments) }
         }
+    }
+
+    @Test("Report paths: found even in a broken request; relative paths stay inside the app's folder")
+    func reportPaths() {
+        #expect(ScrollTestLaunch.reportPath(in: ["-FramescopeScrollTarget", "t", "-FramescopeScrollReport", "out.json"]) == "out.json")
+        #expect(ScrollTestLaunch.reportPath(in: ["-FramescopeScrollReport"]) == nil)
+        #expect(ScrollTestLaunch.reportPath(in: ["-FramescopeScrollReport", ""]) == nil)
+        #expect(ScrollTestLaunch.resolvedReportPath("/tmp/feed.json", temporaryDirectory: "/var/app/tmp/") == "/tmp/feed.json")
+        #expect(ScrollTestLaunch.resolvedReportPath("runs/feed.json", temporaryDirectory: "/var/app/tmp/") == "/var/app/tmp/runs/feed.json")
+        #expect(ScrollTestLaunch.resolvedReportPath("feed.json", temporaryDirectory: "/var/app/tmp") == "/var/app/tmp/feed.json")
+        #expect(ScrollTestLaunch.resolvedReportPath("../../Library/x", temporaryDirectory: "/var/app/tmp") == nil)
+        #expect(ScrollTestLaunch.resolvedReportPath("a/../../x", temporaryDirectory: "/var/app/tmp") == nil)
     }
 }

@@ -159,9 +159,18 @@ public struct OverlayModel: Sendable {
     ///   - hangUnderWay: Seconds the main thread has been blocked, if a hang is under way.
     ///   - screen: The screen being measured.
     public mutating func update(at time: Double, hitchRatio: Double?, hangUnderWay: Double?, screen: String?) -> State? {
-        guard time - lastUpdate >= updateInterval else { return nil }
-        lastUpdate = time
+        guard takeUpdate(at: time) else { return nil }
         return state(hitchRatio: hitchRatio, hangUnderWay: hangUnderWay, screen: screen)
+    }
+
+    /// Whether an update is due at `time` (``updateInterval`` since the last); when it is,
+    /// the update counts as made. For a caller whose inputs cost something to read (the
+    /// visit's report): read them, then call ``state(hitchRatio:hangUnderWay:screen:)``, only
+    /// when this answers `true`.
+    public mutating func takeUpdate(at time: Double) -> Bool {
+        guard time - lastUpdate >= updateInterval else { return false }
+        lastUpdate = time
+        return true
     }
 
     /// The state now, whenever it was last updated.

@@ -57,8 +57,13 @@ public struct ScreenNaming: Sendable, Hashable {
     ///   - typeName: `String(reflecting: type(of: shown))`, or `NSStringFromClass`'s answer.
     ///   - accessibilityIdentifier: The view's accessibility identifier, if any.
     ///   - override: A name the app chose (`framescopeScreenName`, `.framescopeScreen("…")`).
-    public func screenName(typeName: String, accessibilityIdentifier: String? = nil, override: String? = nil) -> String? {
+    ///   - parentTypeName: The type name of the controller it is a child of, if any. A child
+    ///     of anything but a container (a view controller embedded in another's view) is
+    ///     part of its parent's screen: `nil`, unless it has an override.
+    public func screenName(typeName: String, accessibilityIdentifier: String? = nil, override: String? = nil,
+                           parentTypeName: String? = nil) -> String? {
         if let override = Self.trimmed(override) { return override }
+        if let parentTypeName, !isContainer(Self.bareTypeName(parentTypeName)) { return nil }
         let bare = Self.bareTypeName(typeName)
         if isContainer(bare) || Self.systemIgnored.contains(bare) || ignored.contains(bare) || bare.hasPrefix("_") { return nil }
         if let identifier = Self.trimmed(accessibilityIdentifier) { return identifier }

@@ -81,6 +81,29 @@ public struct ScrollTestLaunch: Sendable, Hashable {
     }
 }
 
+extension ScrollTestLaunch {
+    /// The report path in `arguments`, even when the rest of the request does not parse, so
+    /// the app can write its error where the UI test waits for the report; `nil` without one.
+    public static func reportPath(in arguments: [String]) -> String? {
+        guard let index = arguments.firstIndex(of: reportFlag), index + 1 < arguments.count, !arguments[index + 1].isEmpty else { return nil }
+        return arguments[index + 1]
+    }
+
+    /// Where the app writes a report asked for at `path`: an absolute path as it is (the
+    /// Simulator shares the Mac's file system), a relative one inside `temporaryDirectory`
+    /// (on a device the app may write only inside its container, from which the report is
+    /// then copied). `..` components are refused, so a relative path cannot leave the folder.
+    ///
+    /// - Returns: The absolute path, or `nil` for a relative path that climbs out.
+    public static func resolvedReportPath(_ path: String, temporaryDirectory: String) -> String? {
+        if path.hasPrefix("/") { return path }
+        let components = path.split(separator: "/")
+        guard !components.isEmpty, !components.contains("..") else { return nil }
+        let folder = temporaryDirectory.hasSuffix("/") ? String(temporaryDirectory.dropLast()) : temporaryDirectory
+        return folder + "/" + components.joined(separator: "/")
+    }
+}
+
 /// Why a process's scroll-test arguments cannot be used.
 public enum ScrollTestLaunchError: Error, Hashable, CustomStringConvertible {
     /// A flag has no value after it.
