@@ -11,6 +11,7 @@ import ServiceLifecycle
 /// - ``OperationsRoutes``: `/health`, `/openapi.json`, `/metrics` (admin token);
 /// - ``IngestRoutes``: `POST /v1/events` (ingest key, rate limit, ``IngestService``);
 /// - ``QueryRoutes``: `GET /v1/apps/{app}/…` (read key of that app);
+/// - ``SettingsRoutes``: `GET`/`PUT /v1/apps/{app}/thresholds` (read or admin key; admin key to change);
 /// - whatever `additionalRoutes` adds (the dashboard's pages), under the same middleware.
 ///
 /// Every error is JSON, `{"error": {"code", "field", "message"}}` (``ErrorShapeMiddleware``),
@@ -44,6 +45,7 @@ public struct Collector {
         OperationsRoutes(metrics: metrics, adminToken: adminToken, clock: clock).addRoutes(to: router)
         IngestRoutes(service: ingest).addRoutes(to: router, store: store, limiter: RateLimiter(requestsPerSecond: limits.requestsPerSecond, burst: limits.burst), clock: clock)
         QueryRoutes(store: store, queries: CollectorQueries(store: store), clock: clock).addRoutes(to: router)
+        SettingsRoutes(store: store, clock: clock).addRoutes(to: router)
         additionalRoutes(router)
         router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes.map { ($0.method.rawValue, $0.path.description) }))
         self.router = router

@@ -70,7 +70,7 @@ public struct DashboardRoutes: Sendable {
                 return signInForm(request, error: "That key is unknown or revoked.", next: next, status: .unauthorized)
             }
             guard grant.kind == .read else {
-                return signInForm(request, error: "That is an ingest key; the dashboard needs the app's read key.", next: next, status: .unauthorized)
+                return signInForm(request, error: "That is an \(grant.kind.rawValue) key; the dashboard needs the app's read key.", next: next, status: .unauthorized)
             }
             guard let session = try await pages.store.createSession(readKey: key, lifetime: AccessLifetimes.session, now: clock()) else {
                 return signInForm(request, error: "That key is unknown or revoked.", next: next, status: .unauthorized)

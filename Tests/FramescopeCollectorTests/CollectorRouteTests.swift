@@ -89,7 +89,6 @@ struct CollectorRouteTests {
             let missing = try await client.execute(uri: "/v1/events", method: .post, body: body)
             #expect(missing.status == .unauthorized)
             #expect(try error(missing).code == "unauthorized")
-            let readRoutes = ["screens", "timeseries", "compare?baseline=1.0&candidate=1.1", "worst", "percentiles", "metrickit"]
             for route in readRoutes {
                 for (key, expected) in [(shop.readKey, HTTPResponse.Status.ok), (shop.ingestKey, .forbidden), (other.readKey, .forbidden), ("fsr_unknown", .unauthorized)] {
                     let response = try await client.execute(uri: "/v1/apps/shop/\(route)", method: .get, headers: [.authorization: "Bearer \(key)"])
@@ -101,7 +100,29 @@ struct CollectorRouteTests {
                 // The other app's read key is refused on this app's path, and this app's on the other's.
                 let crossed = try await client.execute(uri: "/v1/apps/\(other.app)/\(route)", method: .get, headers: [.authorization: "Bearer \(shop.readKey)"])
                 #expect(crossed.status == .forbidden)
+                // The admin key manages settings only: it reads no data (least privilege).
+                let admin = try await client.execute(uri: "/v1/apps/shop/\(route)", method: .get, headers: [.authorization: "Bearer \(shop.adminKey)"])
+                #expect(admin.status == .forbidden, "GET \(route) with the admin key")
+                #expect(try error(admin).code == "wrong_key_kind")
             }
+            let adminSends = try await client.execute(uri: "/v1/events", method: .post, headers: [.authorization: "Bearer \(shop.adminKey)"], body: body)
+            #expect(adminSends.status == .forbidden)
+            // Thresholds: read key or admin key may look; only the admin key may change them.
+            let settings = ByteBuffer(string: #"{"bands": {"hangRate": {"goodBelow": 10, "criticalAbove": 60}}}"#)
+            for (key, get, put) in [(shop.adminKey, HTTPResponse.Status.ok, HTTPResponse.Status.ok), (shop.readKey, .ok, .forbidden),
+                                    (shop.ingestKey, .forbidden, .forbidden), (other.adminKey, .forbidden, .forbidden),
+                                    (other.readKey, .forbidden, .forbidden), ("fsa_unknown", .unauthorized, .unauthorized)] {
+                let headers: HTTPFields = [.authorization: "Bearer \(key)"]
+                let read = try await client.execute(uri: "/v1/apps/shop/thresholds", method: .get, headers: headers)
+                #expect(read.status == get, "GET thresholds with \(key.prefix(4)): \(read.status)")
+                let write = try await client.execute(uri: "/v1/apps/shop/thresholds", method: .put, headers: headers, body: settings)
+                #expect(write.status == put, "PUT thresholds with \(key.prefix(4)): \(write.status)")
+                if put != .ok { #expect(try error(write).field != nil) }
+            }
+            let readKeyWrites = try await client.execute(uri: "/v1/apps/shop/thresholds", method: .put, headers: [.authorization: "Bearer \(shop.readKey)"], body: settings)
+            #expect(try error(readKeyWrites).message == "a read key cannot change the app's settings; use the app's admin key")
+            #expect(try await client.execute(uri: "/v1/apps/shop/thresholds", method: .get).status == .unauthorized)
+            #expect(try await client.execute(uri: "/v1/apps/shop/thresholds", method: .put, body: settings).status == .unauthorized)
         }
     }
 
@@ -244,7 +265,8 @@ struct CollectorRouteTests {
     func openAPI() async throws {
         let temporary = try TemporaryStore()
         let demo = try await temporary.store.createApp(name: "Demo", id: "demo")
-        let router = Collector(store: temporary.store, clock: { Self.now }).router
+        let store = temporary.store
+        let router = Collector(store: store, clock: { Self.now }).router
         let routes = router.routes.map { (method: $0.method, path: $0.path.description) }
         let app = Application(router: router)
         try await app.test(.router) { client in
@@ -279,6 +301,14 @@ struct CollectorRouteTests {
             let answer = try JSONDecoder().decode(IngestResponse.self, from: Data(buffer: accepted.body))
             #expect(answer.accepted == 1)
             #expect(answer.rejected.isEmpty)
+
+            // The thresholds example is a body the admin key can PUT as it stands.
+            let put = try #require(paths["/v1/apps/{app}/thresholds"]?["put"] as? [String: Any])
+            let putBody = try #require(((put["requestBody"] as? [String: Any])?["content"] as? [String: Any])?["application/json"] as? [String: Any])
+            let settings = try JSONSerialization.data(withJSONObject: try #require(putBody["example"]))
+            let stored = try await client.execute(uri: "/v1/apps/demo/thresholds", method: .put, headers: [.authorization: "Bearer \(demo.adminKey)"], body: ByteBuffer(data: settings))
+            #expect(stored.status == .ok)
+            #expect(try await store.thresholds(app: "demo") == (try JSONDecoder().decode(AppThresholds.self, from: settings)))
         }
     }
 }

@@ -57,6 +57,8 @@ final class FaultyStore: CollectorStore, @unchecked Sendable {
     func deleteSession(id: String) async throws { try await base.deleteSession(id: id) }
     func storeMetricKit(app: String, records: [MetricKitRecord]) async throws -> Int { try await base.storeMetricKit(app: app, records: records) }
     func metricKitVersions(app: String, query: ScreenQuery) async throws -> [MetricKitVersionSummary] { try await base.metricKitVersions(app: app, query: query) }
+    func thresholds(app: String) async throws -> AppThresholds? { try await base.thresholds(app: app) }
+    func setThresholds(_ thresholds: AppThresholds, app: String) async throws -> Bool { try await base.setThresholds(thresholds, app: app) }
     func pruneAccessRecords(batchesReceivedBefore cutoff: Double, now: Double, limit: Int) async throws -> Int {
         try await base.pruneAccessRecords(batchesReceivedBefore: cutoff, now: now, limit: limit)
     }

@@ -33,7 +33,8 @@ struct OpenAPIRegistryTests {
 
     @Test("Every read route takes exactly the registry's dimensions as filters, with the registry's values")
     func dimensions() throws {
-        let readPaths = (object("paths") as? [String: Any] ?? [:]).keys.filter { $0.hasPrefix("/v1/apps/{app}/") }.sorted()
+        // The app's settings (thresholds) are not a data query: they take no filters.
+        let readPaths = (object("paths") as? [String: Any] ?? [:]).keys.filter { $0.hasPrefix("/v1/apps/{app}/") && !$0.hasSuffix("/thresholds") }.sorted()
         #expect(readPaths.count == 6)
         for path in readPaths {
             let filters = parameters(of: path).filter { ($0["in"] as? String) == "query" && QueryDimension(queryName: $0["name"] as? String ?? "") != nil }
@@ -74,6 +75,23 @@ struct OpenAPIRegistryTests {
             #expect((parameter["schema"] as? [String: Any])?["enum"] as? [String] == QueryFigure.allNames, "\(path) \(name)")
         }
         #expect(object("components", "schemas", "FigureChange", "properties", "metric", "enum") as? [String] == VisitMetric.allCases.map(\.rawValue))
+    }
+
+    @Test("Thresholds: the figures, sources and limits are the collector's; the PUT example is valid")
+    func thresholds() throws {
+        let bandKeys = (object("components", "schemas", "ThresholdSettings", "properties", "bands", "properties") as? [String: Any])?.keys.sorted()
+        #expect(bandKeys == ThresholdFigure.allCases.map(\.rawValue).sorted())
+        #expect(object("components", "schemas", "EffectiveBand", "properties", "metric", "enum") as? [String] == ThresholdFigure.allCases.map(\.rawValue))
+        #expect(object("components", "schemas", "EffectiveBand", "properties", "source", "enum") as? [String] == ThresholdSource.allCases.map(\.rawValue))
+        let visits = object("components", "schemas", "ThresholdSettings", "properties", "verdict", "properties", "minimumVisits") as? [String: Any]
+        #expect(visits?["minimum"] as? Int == VerdictRules.standard.minimumVisits && visits?["maximum"] as? Int == VerdictRules.maximumVisits)
+        let change = object("components", "schemas", "ThresholdSettings", "properties", "verdict", "properties", "minimumChange") as? [String: Any]
+        #expect((change?["maximum"] as? NSNumber)?.doubleValue == VerdictRules.maximumChange)
+        #expect(object("paths", "/v1/apps/{app}/thresholds", "put", "security") as? [[String: [String]]] == [["adminKey": []]])
+        let content = object("paths", "/v1/apps/{app}/thresholds", "put", "requestBody", "content", "application/json") as? [String: Any]
+        let example = try JSONSerialization.data(withJSONObject: try #require(content?["example"]))
+        let settings = try JSONDecoder().decode(AppThresholds.self, from: example)
+        #expect(settings.problem() == nil && !settings.isEmpty)
     }
 
     @Test("Verdicts use Core's words")

@@ -369,7 +369,7 @@ struct QueryTests {
 
 /// A store with no data, for pure query arithmetic.
 struct EmptyStore: CollectorStore {
-    func createApp(name: String, id: String?) async throws -> AppCredentials { AppCredentials(app: "", name: "", ingestKey: "", readKey: "") }
+    func createApp(name: String, id: String?) async throws -> AppCredentials { AppCredentials(app: "", name: "", ingestKey: "", readKey: "", adminKey: "") }
     func rotateKeys(app: String) async throws -> AppCredentials? { nil }
     func apps() async throws -> [AppRecord] { [] }
     func revokeApp(_ id: String) async throws -> Bool { false }
@@ -386,4 +386,6 @@ struct EmptyStore: CollectorStore {
     func pruneAccessRecords(batchesReceivedBefore cutoff: Double, now: Double, limit: Int) async throws -> Int { 0 }
     func storeMetricKit(app: String, records: [MetricKitRecord]) async throws -> Int { 0 }
     func metricKitVersions(app: String, query: ScreenQuery) async throws -> [MetricKitVersionSummary] { [] }
+    func thresholds(app: String) async throws -> AppThresholds? { nil }
+    func setThresholds(_ thresholds: AppThresholds, app: String) async throws -> Bool { false }
 }

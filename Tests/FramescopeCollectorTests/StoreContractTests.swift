@@ -100,6 +100,73 @@ struct StoreContractTests {
         _ = keepAlive
     }
 
+    @Test("Each app gets an admin key; it opens no dashboard session; rotating it ends the old one at once and touches no other key", arguments: Kind.allCases)
+    func adminKeys(_ kind: Kind) async throws {
+        let (store, keepAlive) = try kind.make()
+        let shop = try await store.createApp(name: "Shop", id: nil)
+        let now = Date().timeIntervalSince1970
+        #expect(shop.adminKey.hasPrefix("fsa_") && shop.adminKey.count == 52)
+        #expect(Set([shop.ingestKey, shop.readKey, shop.adminKey]).count == 3)
+        #expect(try await store.authenticate(key: shop.adminKey, now: now) == KeyGrant(app: "shop", kind: .admin))
+        #expect(try await store.createSession(readKey: shop.adminKey, lifetime: 600, now: now) == nil)
+        let newAdmin = try #require(try await store.rotateKey(app: "shop", kind: .admin, gracePeriod: 3600, now: now))
+        #expect(newAdmin.hasPrefix("fsa_") && newAdmin != shop.adminKey)
+        #expect(try await store.authenticate(key: shop.adminKey, now: now) == nil)
+        #expect(try await store.authenticate(key: newAdmin, now: now) == KeyGrant(app: "shop", kind: .admin))
+        #expect(try await store.authenticate(key: shop.readKey, now: now) == KeyGrant(app: "shop", kind: .read))
+        #expect(try await store.authenticate(key: shop.ingestKey, now: now) == KeyGrant(app: "shop", kind: .ingest))
+        #expect(try await store.rotateKey(app: "nobody", kind: .admin, gracePeriod: 0, now: now) == nil)
+        let rotated = try #require(try await store.rotateKeys(app: "shop"))
+        #expect(try await store.authenticate(key: newAdmin, now: now) == nil)
+        #expect(try await store.authenticate(key: rotated.adminKey, now: now) == KeyGrant(app: "shop", kind: .admin))
+        #expect(try await store.revokeApp("shop"))
+        #expect(try await store.authenticate(key: rotated.adminKey, now: now) == nil)
+        _ = keepAlive
+    }
+
+    @Test("Thresholds: nothing set means every default; a write replaces the whole setting; bad values are refused by field and change nothing", arguments: Kind.allCases)
+    func thresholds(_ kind: Kind) async throws {
+        let (store, keepAlive) = try kind.make()
+        _ = try await store.createApp(name: "Shop", id: nil)
+        _ = try await store.createApp(name: "Other", id: nil)
+        let unset = try #require(try await store.thresholds(app: "shop"))
+        #expect(unset == AppThresholds() && unset.isEmpty)
+        #expect(unset.verdictRules == VerdictRules.standard)
+        #expect(try await store.thresholds(app: "nobody") == nil)
+
+        let custom = AppThresholds(bands: [.hitchRatio: BandLimits(goodBelow: 2, criticalAbove: 4.5), .frameDurationP95: BandLimits(goodBelow: 0.02, criticalAbove: 0.05)],
+                                   minimumChange: 0.1, minimumVisits: 30)
+        #expect(try await store.setThresholds(custom, app: "shop"))
+        #expect(try await store.thresholds(app: "shop") == custom)
+        #expect(try await store.thresholds(app: "other") == AppThresholds(), "one app's thresholds are its own")
+        #expect(try await !store.setThresholds(custom, app: "nobody"))
+
+        // A write replaces: what it leaves out goes back to its default.
+        let fewer = AppThresholds(bands: [.hangRate: BandLimits(goodBelow: 0, criticalAbove: 60)], minimumVisits: 5)
+        #expect(try await store.setThresholds(fewer, app: "shop"))
+        #expect(try await store.thresholds(app: "shop") == fewer)
+
+        let bad: [(AppThresholds, String)] = [
+            (AppThresholds(bands: [.hitchRatio: BandLimits(goodBelow: .nan, criticalAbove: 10)]), "bands.hitchRatio.goodBelow"),
+            (AppThresholds(bands: [.hangRate: BandLimits(goodBelow: 1, criticalAbove: .infinity)]), "bands.hangRate.criticalAbove"),
+            (AppThresholds(bands: [.motionHitchRatio: BandLimits(goodBelow: -1, criticalAbove: 10)]), "bands.motion.hitchRatio.goodBelow"),
+            (AppThresholds(bands: [.frozenFramesPerThousand: BandLimits(goodBelow: 5, criticalAbove: 5)]), "bands.frozenFramesPerThousand.criticalAbove"),
+            (AppThresholds(bands: [.hitchRatio: BandLimits(goodBelow: 5, criticalAbove: 1001)]), "bands.hitchRatio.criticalAbove"),
+            (AppThresholds(minimumChange: -0.01), "verdict.minimumChange"),
+            (AppThresholds(minimumChange: .nan), "verdict.minimumChange"),
+            (AppThresholds(minimumVisits: 1), "verdict.minimumVisits"),
+            (AppThresholds(minimumVisits: Int.max), "verdict.minimumVisits"),
+        ]
+        for (thresholds, field) in bad {
+            let error = await #expect(throws: ThresholdError.self) { try await store.setThresholds(thresholds, app: "shop") }
+            #expect(error?.field == field)
+        }
+        #expect(try await store.thresholds(app: "shop") == fewer)
+        #expect(try await store.setThresholds(AppThresholds(), app: "shop"))
+        #expect(try await store.thresholds(app: "shop") == AppThresholds())
+        _ = keepAlive
+    }
+
     @Test("A batch counts once; a flush's results come in order; aggregates are the merge of the visits", arguments: Kind.allCases)
     func ingestAndAggregate(_ kind: Kind) async throws {
         let (store, keepAlive) = try kind.make()

@@ -4,17 +4,35 @@ import Hummingbird
 
 /// Reads `Authorization: Bearer <key>` and checks that the key is of `kind` and live at `now`.
 func authenticate(_ request: Request, store: any CollectorStore, kind: KeyGrant.Kind, now: Double) async throws -> KeyGrant {
+    try await authenticate(request, store: store, kinds: [kind], now: now)
+}
+
+/// Reads `Authorization: Bearer <key>` and checks that the key is of one of `kinds` and live at `now`.
+/// - Throws: 401 without a key or with an unknown or revoked one, 403 (`wrong_key_kind`)
+///   for a key of another kind, saying which key to use.
+func authenticate(_ request: Request, store: any CollectorStore, kinds: Set<KeyGrant.Kind>, now: Double) async throws -> KeyGrant {
     guard let header = request.headers[.authorization], header.hasPrefix("Bearer "), header.count > 7 else {
         throw CollectorError(.unauthorized, code: "unauthorized", field: "Authorization", message: "send 'Authorization: Bearer <key>'")
     }
     guard let grant = try await store.authenticate(key: String(header.dropFirst(7)), now: now) else {
         throw CollectorError(.unauthorized, code: "unauthorized", field: "Authorization", message: "unknown or revoked key")
     }
-    guard grant.kind == kind else {
-        throw CollectorError(.forbidden, code: "wrong_key_kind", field: "Authorization",
-                             message: kind == .ingest ? "a read key cannot send events; use the ingest key" : "an ingest key cannot read; use the read key")
+    guard kinds.contains(grant.kind) else {
+        throw CollectorError(.forbidden, code: "wrong_key_kind", field: "Authorization", message: wrongKindMessage(grant.kind, accepted: kinds))
     }
     return grant
+}
+
+/// Why a key of kind `presented` is refused where `accepted` kinds are wanted, and which key to use.
+func wrongKindMessage(_ presented: KeyGrant.Kind, accepted: Set<KeyGrant.Kind>) -> String {
+    let article = presented == .read ? "a" : "an"
+    if accepted == [.ingest] { return "\(article) \(presented.rawValue) key cannot send events; use the ingest key" }
+    if accepted == [.read] {
+        return presented == .admin ? "an admin key cannot read data; use the read key" : "an ingest key cannot read; use the read key"
+    }
+    if accepted == [.admin] { return "\(article) \(presented.rawValue) key cannot change the app's settings; use the app's admin key" }
+    let names = KeyGrant.Kind.allCases.filter(accepted.contains).map { "the \($0.rawValue) key" }.joined(separator: " or ")
+    return "\(article) \(presented.rawValue) key cannot do this; use \(names)"
 }
 
 /// Checks `Authorization: Bearer <admin token>` against `expected` in constant time.
@@ -55,8 +73,8 @@ struct IngestKeyAuthenticator: RouterMiddleware {
 
 /// Lets a request through only with a live read key of the app the path names
 /// (`/v1/apps/{app}/…`), and puts its ``KeyGrant`` in ``CollectorRequestContext/grant``.
-/// - Throws: 401 without a key or with an unknown or revoked one, 403 for an ingest key
-///   or another app's key.
+/// - Throws: 401 without a key or with an unknown or revoked one, 403 for an ingest or
+///   admin key, or another app's key.
 struct ReadKeyAuthenticator: RouterMiddleware {
     typealias Context = CollectorRequestContext
     let store: any CollectorStore
@@ -67,6 +85,28 @@ struct ReadKeyAuthenticator: RouterMiddleware {
         let grant = try await authenticate(request, store: store, kind: .read, now: clock())
         guard grant.app == app else {
             throw CollectorError(.forbidden, code: "wrong_app", field: "app", message: "this read key does not belong to app '\(app)'")
+        }
+        var context = context
+        context.grant = grant
+        return try await next(request, context)
+    }
+}
+
+/// Lets a request through only with a live key of one of `kinds` belonging to the app the
+/// path names (`/v1/apps/{app}/…`), and puts its ``KeyGrant`` in ``CollectorRequestContext/grant``.
+/// - Throws: 401 without a key or with an unknown or revoked one, 403 for a key of another
+///   kind or of another app.
+struct AppKeyAuthenticator: RouterMiddleware {
+    typealias Context = CollectorRequestContext
+    let store: any CollectorStore
+    let kinds: Set<KeyGrant.Kind>
+    let clock: @Sendable () -> Double
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let app = try context.parameters.require("app")
+        let grant = try await authenticate(request, store: store, kinds: kinds, now: clock())
+        guard grant.app == app else {
+            throw CollectorError(.forbidden, code: "wrong_app", field: "app", message: "this \(grant.kind.rawValue) key does not belong to app '\(app)'")
         }
         var context = context
         context.grant = grant

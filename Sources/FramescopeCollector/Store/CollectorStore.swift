@@ -6,7 +6,7 @@ import FramescopeCore
 /// `Tests/FramescopeCollectorTests/StoreContractTests.swift`, which a new store (ClickHouse)
 /// joins by adding itself to the suite's list of kinds.
 public protocol CollectorStore: Sendable {
-    /// Creates an app with a fresh ingest key and read key, shown only in the result.
+    /// Creates an app with a fresh ingest key, read key and admin key, shown only in the result.
     /// - Parameter id: The app id to use; derived from `name` when `nil`.
     func createApp(name: String, id: String?) async throws -> AppCredentials
     /// Replaces an app's keys with fresh ones (the old ones stop working).
@@ -36,7 +36,7 @@ public protocol CollectorStore: Sendable {
     func deleteRawEvents(startedBefore cutoff: Double, limit: Int) async throws -> Int
     /// Replaces one kind of an app's key with a fresh one and returns it (`nil` for an
     /// unknown or revoked app): old ingest keys keep working for `gracePeriod` seconds,
-    /// old read keys and their dashboard sessions end at once.
+    /// old read keys and their dashboard sessions end at once, and so do old admin keys.
     func rotateKey(app: String, kind: KeyGrant.Kind, gracePeriod: Double, now: Double) async throws -> String?
     /// Opens a dashboard session for a live read key, lasting `lifetime` seconds; `nil` otherwise.
     func createSession(readKey: String, lifetime: Double, now: Double) async throws -> DashboardSession?
@@ -55,6 +55,13 @@ public protocol CollectorStore: Sendable {
     /// has no screens, networks or power modes, so those filters are not applied), by
     /// version.
     func metricKitVersions(app: String, query: ScreenQuery) async throws -> [MetricKitVersionSummary]
+    /// The thresholds `app` set (bands and verdict rules; what it did not set is absent
+    /// and takes its default), or `nil` for an unknown app.
+    func thresholds(app: String) async throws -> AppThresholds?
+    /// Replaces `app`'s thresholds with `thresholds`; returns `false` for an unknown app.
+    /// - Throws: ``ThresholdError`` naming the field when a value is not physical
+    ///   (``AppThresholds/problem()``); nothing is stored then.
+    func setThresholds(_ thresholds: AppThresholds, app: String) async throws -> Bool
 }
 
 extension CollectorStore {
@@ -77,7 +84,7 @@ extension CollectorStore {
     }
 }
 
-/// An app's identity and its two keys, as `framescope apps create` prints them once.
+/// An app's identity and its three keys, as `framescope apps create` prints them once.
 public struct AppCredentials: Sendable, Hashable, Codable {
     /// The app id (`demo`).
     public var app: String
@@ -87,6 +94,8 @@ public struct AppCredentials: Sendable, Hashable, Codable {
     public var ingestKey: String
     /// The read key for queries and the dashboard.
     public var readKey: String
+    /// The admin key for the app's settings (`PUT /v1/apps/{app}/thresholds`); it reads no data.
+    public var adminKey: String
 }
 
 /// An app as stored (keys are stored only as hashes).
@@ -104,15 +113,17 @@ public struct AppRecord: Sendable, Hashable, Codable {
 /// What a key allows.
 public struct KeyGrant: Sendable, Hashable {
     /// The kinds of key.
-    public enum Kind: String, Sendable, Hashable, Codable {
+    public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
         /// May send events, may not read.
         case ingest
         /// May read, may not send.
         case read
+        /// May read and change the app's settings (thresholds), may not read data or send.
+        case admin
     }
     /// The app the key belongs to.
     public var app: String
-    /// Ingest or read.
+    /// Ingest, read or admin.
     public var kind: Kind
 }
 

@@ -9,7 +9,8 @@ extension SQLiteStore {
     /// A new ingest key leaves the old ones working for `gracePeriod` seconds (shipped
     /// builds keep delivering while a new build rolls out; 0 ends them now). A new read
     /// key ends the old read keys and every dashboard session they opened at once: a
-    /// leaked read key is revoked without touching ingest.
+    /// leaked read key is revoked without touching ingest. A new admin key ends the old
+    /// admin keys at once (it is how an app created before schema v9 gets its first).
     public func rotateKey(app: String, kind: KeyGrant.Kind, gracePeriod: Double, now: Double) async throws -> String? {
         let key = Self.newKey(kind)
         let found = try await database.write { db -> Bool in
@@ -27,6 +28,8 @@ extension SQLiteStore {
             case .read:
                 try db.execute(sql: "DELETE FROM sessions WHERE app_id = ?", arguments: [app])
                 try db.execute(sql: "DELETE FROM keys WHERE app_id = ? AND kind = 'read'", arguments: [app])
+            case .admin:
+                try db.execute(sql: "DELETE FROM keys WHERE app_id = ? AND kind = 'admin'", arguments: [app])
             }
             try db.execute(sql: "INSERT INTO keys (hash, app_id, kind) VALUES (?, ?, ?)", arguments: [Self.hash(key), app, kind.rawValue])
             return true

@@ -6,10 +6,11 @@ import GRDB
 /// Apps and their keys: creation, listing, revocation, authentication, and the key
 /// material (random keys, their SHA-256 hashes).
 extension SQLiteStore {
-    /// Inserts the app and the SHA-256 hashes of two fresh keys in one transaction; fails if the id exists.
+    /// Inserts the app and the SHA-256 hashes of three fresh keys (ingest, read, admin) in
+    /// one transaction; fails if the id exists.
     public func createApp(name: String, id: String?) async throws -> AppCredentials {
         let appId = id ?? Self.slug(name)
-        let credentials = AppCredentials(app: appId, name: name, ingestKey: Self.newKey(.ingest), readKey: Self.newKey(.read))
+        let credentials = Self.newCredentials(app: appId, name: name)
         try await database.write { db in
             try db.execute(sql: "INSERT INTO apps (id, name, created_at) VALUES (?, ?, ?)", arguments: [appId, name, Date().timeIntervalSince1970])
             try Self.insertKeys(credentials, db)
@@ -17,14 +18,14 @@ extension SQLiteStore {
         return credentials
     }
 
-    /// Deletes the app's key hashes, clears a revocation and stores two fresh keys; `nil` for an unknown app.
+    /// Deletes the app's key hashes, clears a revocation and stores three fresh keys; `nil` for an unknown app.
     public func rotateKeys(app: String) async throws -> AppCredentials? {
         try await database.write { db in
             guard let name = try String.fetchOne(db, sql: "SELECT name FROM apps WHERE id = ?", arguments: [app]) else { return nil }
             try db.execute(sql: "DELETE FROM keys WHERE app_id = ?", arguments: [app])
             try db.execute(sql: "DELETE FROM sessions WHERE app_id = ?", arguments: [app])
             try db.execute(sql: "UPDATE apps SET revoked_at = NULL WHERE id = ?", arguments: [app])
-            let credentials = AppCredentials(app: app, name: name, ingestKey: Self.newKey(.ingest), readKey: Self.newKey(.read))
+            let credentials = Self.newCredentials(app: app, name: name)
             try Self.insertKeys(credentials, db)
             return credentials
         }
@@ -70,14 +71,25 @@ extension SQLiteStore {
     }
 
     static func insertKeys(_ credentials: AppCredentials, _ db: Database) throws {
-        try db.execute(sql: "INSERT INTO keys (hash, app_id, kind) VALUES (?, ?, 'ingest'), (?, ?, 'read')",
-                       arguments: [hash(credentials.ingestKey), credentials.app, hash(credentials.readKey), credentials.app])
+        try db.execute(sql: "INSERT INTO keys (hash, app_id, kind) VALUES (?, ?, 'ingest'), (?, ?, 'read'), (?, ?, 'admin')",
+                       arguments: [hash(credentials.ingestKey), credentials.app, hash(credentials.readKey), credentials.app,
+                                   hash(credentials.adminKey), credentials.app])
     }
 
-    /// A new random key: `fsi_` (ingest) or `fsr_` (read) and 48 hex digits (192 bits).
+    /// Three fresh keys for `app`.
+    static func newCredentials(app: String, name: String) -> AppCredentials {
+        AppCredentials(app: app, name: name, ingestKey: newKey(.ingest), readKey: newKey(.read), adminKey: newKey(.admin))
+    }
+
+    /// A new random key: `fsi_` (ingest), `fsr_` (read) or `fsa_` (admin) and 48 hex digits (192 bits).
     static func newKey(_ kind: KeyGrant.Kind) -> String {
         var generator = SystemRandomNumberGenerator()
-        return (kind == .ingest ? "fsi_" : "fsr_") + hex((0..<24).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let prefix = switch kind {
+        case .ingest: "fsi_"
+        case .read: "fsr_"
+        case .admin: "fsa_"
+        }
+        return prefix + hex((0..<24).map { _ in UInt8.random(in: 0...255, using: &generator) })
     }
 
     /// SHA-256 of a key, hex.

@@ -152,6 +152,34 @@ extension SQLiteStore {
                 CREATE INDEX metrickit_by_received ON metrickit_payloads(received_at);
                 """)
         }
+        migrator.registerMigration("v9: app admin keys; per-app bands and verdict rules") { db in
+            // SQLite cannot change a CHECK constraint in place: the keys table is rebuilt
+            // with 'admin' allowed, its rows carried over as they are. Existing apps get an
+            // admin key from `apps rotate APP --key admin` (a migration cannot show a secret).
+            try db.execute(sql: """
+                CREATE TABLE keys_v9 (
+                    hash TEXT PRIMARY KEY,
+                    app_id TEXT NOT NULL REFERENCES apps(id),
+                    kind TEXT NOT NULL CHECK (kind IN ('ingest', 'read', 'admin')),
+                    expires_at REAL
+                );
+                INSERT INTO keys_v9 (hash, app_id, kind, expires_at) SELECT hash, app_id, kind, expires_at FROM keys;
+                DROP TABLE keys;
+                ALTER TABLE keys_v9 RENAME TO keys;
+                CREATE TABLE app_bands (
+                    app_id TEXT NOT NULL REFERENCES apps(id),
+                    figure TEXT NOT NULL,
+                    good_below REAL NOT NULL CHECK (good_below >= 0),
+                    critical_above REAL NOT NULL CHECK (critical_above > good_below),
+                    PRIMARY KEY (app_id, figure)
+                ) WITHOUT ROWID;
+                CREATE TABLE app_verdict_rules (
+                    app_id TEXT PRIMARY KEY REFERENCES apps(id),
+                    minimum_change REAL CHECK (minimum_change >= 0),
+                    minimum_visits INTEGER CHECK (minimum_visits >= 2)
+                );
+                """)
+        }
         return migrator
     }
 }
