@@ -7,14 +7,14 @@ import FramescopeCore
 struct AppsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apps",
-        abstract: "Create, list, rotate and revoke the collector's apps and their keys.",
-        subcommands: [CreateApp.self, ListApps.self, RotateKey.self, RevokeApp.self]
+        abstract: "Create, list, rotate and revoke the collector's apps and their keys; show and set their thresholds.",
+        subcommands: [CreateApp.self, ListApps.self, RotateKey.self, RevokeApp.self, Thresholds.self]
     )
 
     struct CreateApp: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "create",
-            abstract: "Create an app and print its ingest key and read key (shown only once)."
+            abstract: "Create an app and print its ingest key, read key and admin key (shown only once)."
         )
         @Argument(help: "The app's name; its id is derived from it.") var name: String
         @Option(help: ArgumentHelp("The SQLite database file.", valueName: "path")) var db: String
@@ -30,7 +30,9 @@ struct AppsCommand: AsyncParsableCommand {
             }
             switch format {
             case .json: print(try encodeJSON(credentials))
-            case .table: print("app: \(credentials.app)\ningest key: \(credentials.ingestKey)\nread key: \(credentials.readKey)\nThe keys are stored hashed and cannot be shown again.")
+            case .table:
+                print("app: \(credentials.app)\ningest key: \(credentials.ingestKey)\nread key: \(credentials.readKey)\nadmin key: \(credentials.adminKey)")
+                print("The keys are stored hashed and cannot be shown again.")
             }
         }
     }
@@ -55,17 +57,19 @@ struct AppsCommand: AsyncParsableCommand {
     struct RotateKey: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "rotate",
-            abstract: "Replace an app's ingest key or read key and print the new one (shown only once).",
+            abstract: "Replace an app's ingest, read or admin key and print the new one (shown only once).",
             discussion: """
                 --key read ends the old read key and every dashboard session it opened at once \
                 (for a leaked read key; ingest is untouched). --key ingest keeps the old ingest \
                 key working for --grace-days (default 30), so apps already shipped keep delivering \
-                while a build with the new key rolls out; --grace-days 0 ends it now.
+                while a build with the new key rolls out; --grace-days 0 ends it now. --key admin \
+                ends the old admin key at once; an app created before admin keys existed gets its \
+                first one this way.
                 """
         )
-        enum Kind: String, ExpressibleByArgument, CaseIterable { case ingest, read }
+        enum Kind: String, ExpressibleByArgument, CaseIterable { case ingest, read, admin }
         @Argument(help: "The app id.") var app: String
-        @Option(help: "Which key to replace: ingest or read.") var key: Kind
+        @Option(help: "Which key to replace: ingest, read or admin.") var key: Kind
         @Option(help: ArgumentHelp("Days the old ingest key keeps working.", valueName: "days"))
         var graceDays: Double = AccessLifetimes.ingestKeyGrace / 86_400
         @Option(help: ArgumentHelp("The SQLite database file.", valueName: "path")) var db: String
@@ -73,15 +77,19 @@ struct AppsCommand: AsyncParsableCommand {
 
         mutating func validate() throws {
             guard graceDays >= 0 && graceDays <= 365 else { throw ValidationError("--grace-days must be 0–365") }
-            if key == .read && graceDays != AccessLifetimes.ingestKeyGrace / 86_400 && graceDays != 0 {
-                throw ValidationError("--grace-days applies to --key ingest; a read key ends at once")
+            if key != .ingest && graceDays != AccessLifetimes.ingestKeyGrace / 86_400 && graceDays != 0 {
+                throw ValidationError("--grace-days applies to --key ingest; a \(key.rawValue) key ends at once")
             }
         }
 
         func run() async throws {
             let now = Date().timeIntervalSince1970
             let grace = key == .ingest ? graceDays * 86_400 : 0
-            let kind: KeyGrant.Kind = key == .ingest ? .ingest : .read
+            let kind: KeyGrant.Kind = switch key {
+            case .ingest: .ingest
+            case .read: .read
+            case .admin: .admin
+            }
             guard let newKey = try await openStore(db).rotateKey(app: app, kind: kind, gracePeriod: grace, now: now) else {
                 throw CLIFailure(exitCode: CLIFailure.dataError, message: "no active app '\(app)' in \(db)")
             }

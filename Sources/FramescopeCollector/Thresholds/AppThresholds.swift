@@ -90,13 +90,13 @@ public struct BandLimits: Sendable, Hashable, Codable {
         let unit = figure.unit
         for (name, value) in [("goodBelow", goodBelow), ("criticalAbove", criticalAbove)] {
             guard value.isFinite else { return ThresholdError(field: "\(path).\(name)", message: "\(name) must be a finite number") }
-            guard value >= 0 else { return ThresholdError(field: "\(path).\(name)", message: "\(name) must be at least 0 \(unit), not \(value)") }
+            guard value >= 0 else { return ThresholdError(field: "\(path).\(name)", message: "\(name) must be at least 0 \(unit), not \(limitText(value))") }
             guard value <= figure.maximum else {
-                return ThresholdError(field: "\(path).\(name)", message: "\(name) must be at most \(figure.maximum) \(unit) (the most \(figure.label.lowercased()) can be), not \(value)")
+                return ThresholdError(field: "\(path).\(name)", message: "\(name) must be at most \(limitText(figure.maximum)) \(unit) (the most \(figure.label.lowercased()) can be), not \(limitText(value))")
             }
         }
         guard goodBelow < criticalAbove else {
-            return ThresholdError(field: "\(path).criticalAbove", message: "criticalAbove (\(criticalAbove) \(unit)) must be above goodBelow (\(goodBelow) \(unit))")
+            return ThresholdError(field: "\(path).criticalAbove", message: "criticalAbove (\(limitText(criticalAbove)) \(unit)) must be above goodBelow (\(limitText(goodBelow)) \(unit))")
         }
         return nil
     }
@@ -126,6 +126,11 @@ public struct VerdictRules: Sendable, Hashable, Codable {
     public static let maximumChange = 10.0
     /// The largest minimum sample accepted, in visits.
     public static let maximumVisits = 1_000_000_000
+}
+
+/// A limit as briefly as it is exact, for messages: `5`, `0.0175`, `nan`.
+func limitText(_ value: Double) -> String {
+    value.isFinite && value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
 }
 
 /// A threshold the collector refuses, naming the field as a JSON path
@@ -223,7 +228,7 @@ public struct AppThresholds: Sendable, Hashable {
         if let minimumChange {
             guard minimumChange.isFinite, minimumChange >= 0, minimumChange <= VerdictRules.maximumChange else {
                 return ThresholdError(field: "verdict.minimumChange",
-                                      message: "minimumChange is a fraction of the baseline (0.05 = 5 %) from 0 to \(VerdictRules.maximumChange), not \(minimumChange)")
+                                      message: "minimumChange is a fraction of the baseline (0.05 = 5 %) from 0 to \(limitText(VerdictRules.maximumChange)), not \(limitText(minimumChange))")
             }
         }
         if let minimumVisits {
