@@ -152,7 +152,8 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
-        .testTarget(name: "FramescopeCLITests", dependencies: ["framescope", "FramescopeExample", "FramescopeCore", "FramescopeSimulation", "FramescopeProcessTesting"],
+        .testTarget(name: "FramescopeCLITests", dependencies: ["framescope", "FramescopeExample", "FramescopeCore", "FramescopeSimulation", "FramescopeProcessTesting",
+                                                     .product(name: "Hummingbird", package: "hummingbird")],
                     exclude: ["Fixtures"]),
         .testTarget(
             name: "FramescopeCollectorTests",

@@ -46,6 +46,7 @@ public struct Collector {
         IngestRoutes(service: ingest).addRoutes(to: router, store: store, limiter: RateLimiter(requestsPerSecond: limits.requestsPerSecond, burst: limits.burst), clock: clock)
         QueryRoutes(store: store, queries: CollectorQueries(store: store), clock: clock).addRoutes(to: router)
         SettingsRoutes(store: store, clock: clock).addRoutes(to: router)
+        ExportRoutes(store: store, clock: clock).addRoutes(to: router)
         additionalRoutes(router)
         router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes.map { ($0.method.rawValue, $0.path.description) }))
         self.router = router

@@ -113,4 +113,30 @@ public enum JSONText {
     public static func describe(_ byte: UInt8) -> String {
         byte >= 0x20 && byte < 0x7F ? String(UnicodeScalar(byte)) : "byte 0x" + String(byte, radix: 16)
     }
+
+    /// `text` as a JSON string literal, quotes included, escaped per Unicode scalar:
+    /// `"` and `\` escaped, control characters (and DEL) as `\u00XX`, and U+2028 and U+2029 escaped
+    /// too, so the literal is also safe inside JavaScript.
+    public static func quote(_ text: String) -> String {
+        var out = String.UnicodeScalarView()
+        out.append("\"")
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out.append(contentsOf: "\\\"".unicodeScalars)
+            case "\\": out.append(contentsOf: "\\\\".unicodeScalars)
+            case "\n": out.append(contentsOf: "\\n".unicodeScalars)
+            case "\r": out.append(contentsOf: "\\r".unicodeScalars)
+            case "\t": out.append(contentsOf: "\\t".unicodeScalars)
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x2028 || scalar.value == 0x2029 || scalar.value == 0x7F {
+                    let hex = String(scalar.value, radix: 16, uppercase: true)
+                    out.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).unicodeScalars)
+                } else {
+                    out.append(scalar)
+                }
+            }
+        }
+        out.append("\"")
+        return String(out)
+    }
 }

@@ -21,6 +21,8 @@ struct CLIFailure: Error {
     static let ioError: Int32 = 74
     /// A budget or comparison failed.
     static let budgetFailed: Int32 = 1
+    /// Bad usage that only a server could judge (a filter value it refuses): ArgumentParser's code (EX_USAGE).
+    static let usage: Int32 = 64
 
     /// The process's exit status: one of the codes above.
     var exitCode: Int32

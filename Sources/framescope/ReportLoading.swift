@@ -38,6 +38,10 @@ struct ReportLoader {
         if head.isEmpty {
             throw CLIFailure(exitCode: CLIFailure.dataError, message: "\(input.name): is empty; expected a trace (CSV or JSON) or a report")
         }
+        if options.inputFormat == nil, ExportLoader.isExport(head) {
+            let name = input.name
+            return Loaded(name: name, report: try ExportLoader.report(from: input) { writeToStandardError("framescope: \(name): \($0)\n") })
+        }
         if options.inputFormat == nil, Self.isReportJSON(head) { return Loaded(name: input.name, report: try decodeReport(input)) }
         var source = input
         let progress = ProgressLine(input: input)

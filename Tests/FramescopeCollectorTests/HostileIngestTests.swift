@@ -46,6 +46,10 @@ final class FaultyStore: CollectorStore, @unchecked Sendable {
         try await base.dimensionValues(app: app, dimension: dimension, from: from, to: to)
     }
     func rawEventCount(app: String) async throws -> Int { try await base.rawEventCount(app: app) }
+    func rawEventKeys(app: String, query: EventQuery, hour: Int64, after: RawEventKey?) async throws -> [RawEventKey] {
+        try await base.rawEventKeys(app: app, query: query, hour: hour, after: after)
+    }
+    func rawEvents(app: String, keys: [RawEventKey]) async throws -> [StoredEvent] { try await base.rawEvents(app: app, keys: keys) }
     func deleteRawEvents(startedBefore cutoff: Double, limit: Int) async throws -> Int { try await base.deleteRawEvents(startedBefore: cutoff, limit: limit) }
     func rotateKey(app: String, kind: KeyGrant.Kind, gracePeriod: Double, now: Double) async throws -> String? {
         try await base.rotateKey(app: app, kind: kind, gracePeriod: gracePeriod, now: now)

@@ -35,7 +35,7 @@ struct OpenAPIRegistryTests {
     func dimensions() throws {
         // The app's settings (thresholds) are not a data query: they take no filters.
         let readPaths = (object("paths") as? [String: Any] ?? [:]).keys.filter { $0.hasPrefix("/v1/apps/{app}/") && !$0.hasSuffix("/thresholds") }.sorted()
-        #expect(readPaths.count == 6)
+        #expect(readPaths.count == 7)
         for path in readPaths {
             let filters = parameters(of: path).filter { ($0["in"] as? String) == "query" && QueryDimension(queryName: $0["name"] as? String ?? "") != nil }
             #expect(Set(filters.compactMap { $0["name"] as? String }) == Set(QueryDimension.all.map(\.queryName)), "\(path)")

@@ -377,6 +377,8 @@ struct EmptyStore: CollectorStore {
     func ingest(_ batches: [IngestBatch]) async throws -> [IngestResult] { batches.map { _ in IngestResult(stored: 0, duplicate: false) } }
     func aggregate(app: String, query: AggregateQuery) async throws -> [RollupAggregate] { [] }
     func rawEventCount(app: String) async throws -> Int { 0 }
+    func rawEventKeys(app: String, query: EventQuery, hour: Int64, after: RawEventKey?) async throws -> [RawEventKey] { [] }
+    func rawEvents(app: String, keys: [RawEventKey]) async throws -> [StoredEvent] { [] }
     func deleteRawEvents(startedBefore cutoff: Double, limit: Int) async throws -> Int { 0 }
     func dimensionValues(app: String, dimension: RollupDimension, from: Double, to: Double) async throws -> [String] { [] }
     func rotateKey(app: String, kind: KeyGrant.Kind, gracePeriod: Double, now: Double) async throws -> String? { nil }

@@ -31,6 +31,11 @@ public protocol CollectorStore: Sendable {
     func dimensionValues(app: String, dimension: RollupDimension, from: Double, to: Double) async throws -> [String]
     /// Raw events stored for `app` (for retention and tests).
     func rawEventCount(app: String) async throws -> Int
+    /// The keys of `app`'s raw events that started in `hour` (hours since the epoch) and
+    /// match `query`, after `after` if given, in export order (start time, then id).
+    func rawEventKeys(app: String, query: EventQuery, hour: Int64, after: RawEventKey?) async throws -> [RawEventKey]
+    /// `app`'s raw events of `keys`, in the keys' order; an event deleted meanwhile is left out.
+    func rawEvents(app: String, keys: [RawEventKey]) async throws -> [StoredEvent]
     /// Deletes raw events that started before `cutoff` (Unix seconds), at most `limit`
     /// of them; returns how many were deleted. Rollups are kept.
     func deleteRawEvents(startedBefore cutoff: Double, limit: Int) async throws -> Int

@@ -34,7 +34,7 @@ extension DisplayLinkDriver {
     func stepOverlay(timestamp: Double, targetTimestamp: Double, refreshInterval: Double) {
         overlayModel.tick(timestamp: timestamp, targetTimestamp: targetTimestamp, refreshInterval: refreshInterval)
         guard overlayModel.takeUpdate(at: timestamp) else { return }
-        if overlayWindow == nil {
+        if overlayWindow?.windowScene == nil {   // none yet, or its scene disconnected (UIWindow.windowScene, iOS 13, is weak)
             // UIApplication.connectedScenes and UIScene.activationState, iOS 13.
             let scenes = UIApplication.framescopeShared?.connectedScenes ?? []
             guard let scene = scenes.compactMap({ $0 as? UIWindowScene }).first(where: { $0.activationState == .foregroundActive })

@@ -45,7 +45,7 @@ extension ScrollTestLaunch {
             let report = try await ScrollTestDriver.run(identifier: request.target, script: request.script, timeout: timeout)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
-            // Data.write(to:options:) with .atomic, iOS 7: written to a temporary file, then renamed.
+            // Data.write(to:options:) with .atomic, iOS 8: written to a temporary file, then renamed.
             guard let url = reportURL(request.reportPath) else { throw ScrollTestLaunchError.missingValue(reportFlag) }
             try encoder.encode(report).write(to: url, options: .atomic)
             return report
