@@ -61,6 +61,7 @@ public struct ScrollTestLaunch: Sendable, Hashable {
         guard let target = try value(after: Self.targetFlag) else { return nil }
         guard let scriptText = try value(after: Self.scriptFlag) else { throw .missingValue(Self.scriptFlag) }
         guard let reportPath = try value(after: Self.reportFlag), !reportPath.isEmpty else { throw .missingValue(Self.reportFlag) }
+        guard Self.resolvedReportPath(reportPath, temporaryDirectory: "/") != nil else { throw .invalidReportPath(reportPath) }
         let script: ScrollScript
         do {
             script = try JSONDecoder().decode(ScrollScript.self, from: Data(scriptText.utf8))
@@ -112,6 +113,8 @@ public enum ScrollTestLaunchError: Error, Hashable, CustomStringConvertible {
     case invalidScript(String)
     /// The delay is not 0 to 600 seconds.
     case invalidDelay(String)
+    /// A relative report path climbs out of the app's temporary folder (`..`).
+    case invalidReportPath(String)
 
     /// What is wrong, for the test's log.
     public var description: String {
@@ -119,6 +122,7 @@ public enum ScrollTestLaunchError: Error, Hashable, CustomStringConvertible {
         case let .missingValue(flag): "\(flag) needs a value"
         case let .invalidScript(reason): "\(ScrollTestLaunch.scriptFlag): \(reason)"
         case let .invalidDelay(text): "\(ScrollTestLaunch.delayFlag) must be 0 to 600 seconds, not \(text)"
+        case let .invalidReportPath(path): "\(ScrollTestLaunch.reportFlag): a relative path may not leave the app's temporary folder: \(path)"
         }
     }
 }

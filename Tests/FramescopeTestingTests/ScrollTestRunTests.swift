@@ -104,6 +104,8 @@ struct ScrollTestRunTests {
             (["-FramescopeScrollTarget", "t", "-FramescopeScrollScript", "{", "-FramescopeScrollReport", "/r"], .invalidScript("not JSON")),
             (["-FramescopeScrollTarget", "t", "-FramescopeScrollScript", #"{"script": "steady"}"#, "-FramescopeScrollReport", "/r",
               "-FramescopeScrollDelay", "-1"], .invalidDelay("-1")),
+            (["-FramescopeScrollTarget", "t", "-FramescopeScrollScript", #"{"script": "steady"}"#, "-FramescopeScrollReport", "../x.json"],
+             .invalidReportPath("../x.json")),
         ]
         for (arguments, expected) in broken {
             #expect(throws: expected, "\(arguments)") { try ScrollTestLaunch(arguments: arguments) }

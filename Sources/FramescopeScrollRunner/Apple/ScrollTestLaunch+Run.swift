@@ -46,7 +46,7 @@ extension ScrollTestLaunch {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             // Data.write(to:options:) with .atomic, iOS 8: written to a temporary file, then renamed.
-            guard let url = reportURL(request.reportPath) else { throw ScrollTestLaunchError.missingValue(reportFlag) }
+            guard let url = reportURL(request.reportPath) else { throw ScrollTestLaunchError.invalidReportPath(request.reportPath) }
             try encoder.encode(report).write(to: url, options: .atomic)
             return report
         } catch {
@@ -66,7 +66,12 @@ extension ScrollTestLaunch {
     /// for a relative path that climbs out of the temporary folder.
     private static func reportURL(_ path: String) -> URL? {
         // FileManager.temporaryDirectory, iOS 10.
-        resolvedReportPath(path, temporaryDirectory: FileManager.default.temporaryDirectory.path).map { URL(fileURLWithPath: $0) }
+        guard let resolved = resolvedReportPath(path, temporaryDirectory: FileManager.default.temporaryDirectory.path) else { return nil }
+        let url = URL(fileURLWithPath: resolved)
+        // FileManager.createDirectory(at:withIntermediateDirectories:attributes:), iOS 5: a
+        // relative path may name a subfolder (`runs/feed.json`).
+        try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        return url
     }
 }
 #endif
