@@ -296,11 +296,11 @@ struct DeviceModelTests {
 
     @Test("Hitch bands: Apple's edges at 5 and 10 ms/s")
     func bands() {
-        #expect(HitchBand(hitchRatio: 4.99) == .good)
-        #expect(HitchBand(hitchRatio: 5) == .warning)
-        #expect(HitchBand(hitchRatio: 10) == .warning)
-        #expect(HitchBand(hitchRatio: 10.01) == .critical)
-        #expect(HitchBand(hitchRatio: .nan) == nil && HitchBand(hitchRatio: nil) == nil && HitchBand(hitchRatio: -1) == nil)
+        #expect(Band.hitchRatio(4.99) == .good)
+        #expect(Band.hitchRatio(5) == .warning)
+        #expect(Band.hitchRatio(10) == .warning)
+        #expect(Band.hitchRatio(10.01) == .critical)
+        #expect(Band.hitchRatio(.nan) == nil && Band.hitchRatio(nil) == nil && Band.hitchRatio(-1) == nil)
     }
 
     // MARK: Network

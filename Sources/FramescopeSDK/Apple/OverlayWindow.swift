@@ -97,7 +97,7 @@ final class OverlayWindow: UIWindow {
         guard let state else { return }
         label.numberOfLines = isExpanded ? 0 : 1   // UILabel.numberOfLines, iOS 2
         label.text = isExpanded ? state.expanded : state.line
-        pill.backgroundColor = (state.band.flatMap { Self.color(hex: $0.colourHex) } ?? UIColor(white: 0.85, alpha: 1))
+        pill.backgroundColor = (state.band.flatMap { Self.color(hex: $0.overlayColourHex) } ?? UIColor(white: 0.85, alpha: 1))
             .withAlphaComponent(0.9)   // UIColor.withAlphaComponent(_:), iOS 2
         let widest = max(bounds.width - 24, 80) - 16
         let size = label.sizeThatFits(CGSize(width: widest, height: .greatestFiniteMagnitude))   // UIView.sizeThatFits(_:), iOS 2
@@ -125,7 +125,7 @@ final class OverlayWindow: UIWindow {
         render()
     }
 
-    /// The colour of sRGB hex `#RRGGBB` (``HitchBand/colourHex``), or `nil` for other text.
+    /// The colour of sRGB hex `#RRGGBB` (``Band/overlayColourHex``), or `nil` for other text.
     private static func color(hex: String) -> UIColor? {
         let digits = hex.hasPrefix("#") ? String(hex.dropFirst()) : hex
         guard digits.count == 6, digits.allSatisfy(\.isHexDigit), let value = UInt32(digits, radix: 16) else { return nil }

@@ -34,7 +34,7 @@ public struct OverlayModel: Sendable {
         /// The visit's hitch ratio so far, in ms/s.
         public var hitchRatio: Double?
         /// Apple's band for ``hitchRatio``.
-        public var band: HitchBand?
+        public var band: Band?
         /// Seconds the main thread has been blocked by a hang under way, if one is.
         public var hangUnderWay: Double?
         /// The screen being measured.
@@ -178,7 +178,7 @@ public struct OverlayModel: Sendable {
         let durationSum = max(self.durationSum, 0)
         let fps: Double? = count > 0 && durationSum > 0 ? Double(count) / durationSum : nil
         return State(fps: fps, refreshRate: refreshRate, droppedFrames: dropSum, dropEvents: dropEventSum,
-                     hitchRatio: hitchRatio, band: HitchBand(hitchRatio: hitchRatio), hangUnderWay: hangUnderWay, screen: screen)
+                     hitchRatio: hitchRatio, band: Band.hitchRatio(hitchRatio), hangUnderWay: hangUnderWay, screen: screen)
     }
 
     private mutating func evictOldest() {
