@@ -103,6 +103,10 @@ def main():
         versions = values(driver, "#versions-table tbody tr", "data-version")
         check(versions == ["3.0.0", "3.1.0", "3.2.0"], f"the version table lists the three releases ({versions})")
         check(driver.find_elements(By.CSS_SELECTOR, ".tile .band-word"), "hitch-ratio bands are shown in words")
+        sources = [e.text for e in driver.find_elements(By.CSS_SELECTOR, ".tile .band-source")]
+        check(sources == ["bands: Apple's guidance (default)"] * 2, f"the judged tiles say whose bands they use ({sources})")
+        notes = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#band-notes li")]
+        check(any(n.startswith("Hitch ratio: good below 5 ms/s") for n in notes), f"the footer states the bands in effect ({notes})")
         shot(driver, "02-overview")
         # Apple's figures (the demo's simulated MetricKit payloads) beside the SDK's, per version.
         apple_versions = values(driver, "#metrickit-table tbody tr", "data-metrickit-version")

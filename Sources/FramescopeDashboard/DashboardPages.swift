@@ -63,12 +63,17 @@ public struct DashboardPages: Sendable {
         var rangeText: String
         /// The session's CSRF token, sent back by the sign-out form.
         var csrfToken = ""
+        /// The app's thresholds, read once per page: the bands and verdict rules its figures are judged by.
+        var thresholds = AppThresholds()
+        /// The footer's sentences on the bands in effect and where they come from.
+        var bandNotes: [String] = []
     }
 
     func chrome(title: String, app: String, filters: DashboardFilters, now: Double, action: String, hidden: [Hidden] = [],
                 csrfToken: String) async throws -> Chrome {
         let (from, to) = filters.range(now: now)
         let name = try await store.apps().first { $0.app == app }?.name ?? app
+        let thresholds = try await store.thresholds(app: app) ?? AppThresholds()
         var selects = [
             Select(name: "days", label: "Range", options: DashboardFilters.dayChoices.map {
                 Option(value: String($0), label: $0 == 1 ? "last 24 hours" : "last \($0) days", selected: $0 == filters.days)
@@ -92,7 +97,8 @@ public struct DashboardPages: Sendable {
         return Chrome(title: title, app: app, appName: name, css: css,
                       overviewLink: base + query, screensLink: base + "/screens" + query, compareLink: base + "/compare" + query,
                       action: action, selects: selects, hidden: hidden,
-                      rangeText: "\(ISO8601.format(unixSeconds: from).prefix(16).replacingOccurrences(of: "T", with: " ")) to \(ISO8601.format(unixSeconds: to).prefix(16).replacingOccurrences(of: "T", with: " ")) UTC", csrfToken: csrfToken)
+                      rangeText: "\(ISO8601.format(unixSeconds: from).prefix(16).replacingOccurrences(of: "T", with: " ")) to \(ISO8601.format(unixSeconds: to).prefix(16).replacingOccurrences(of: "T", with: " ")) UTC", csrfToken: csrfToken,
+                      thresholds: thresholds, bandNotes: Self.bandNotes(thresholds))
     }
 
     // MARK: Figures
@@ -110,28 +116,24 @@ public struct DashboardPages: Sendable {
         var raw: String
         var band: String?
         var bandWord: String?
+        /// Where the bands come from ("bands: app settings"), for a figure with bands.
+        var bandSource: String?
         var median: String
         var p90: String
         var visits: String
     }
 
-    func tiles(_ rollup: RollupValue) -> [Tile] {
+    func tiles(_ rollup: RollupValue, thresholds: AppThresholds) -> [Tile] {
         Self.figures.map { metric, name in
-            let (value, band) = Self.figure(metric, rollup)
+            let (value, band) = Self.figure(metric, rollup, thresholds: thresholds)
             let statistics = rollup.statistics[metric]
             return Tile(metric: metric.rawValue, name: name, value: formatFigure(value, unit: metric.unit), raw: value.map { String($0) } ?? "",
                         band: band?.rawValue, bandWord: band?.rawValue,
+                        bandSource: ThresholdFigure(metric).flatMap { Self.bandSource($0, thresholds: thresholds) },
                         median: formatFigure(statistics.visitValue(atQuantile: 0.5), unit: metric.unit),
                         p90: formatFigure(statistics.visitValue(atQuantile: 0.9), unit: metric.unit),
                         visits: groupThousands(statistics.visits))
         }
-    }
-
-    /// A figure's value and its band where its metric has bands (the hitch ratio, whole or in motion).
-    static func figure(_ metric: VisitMetric, _ rollup: RollupValue) -> (value: Double?, band: Band?) {
-        let figure = QueryFigure(metric)
-        let value = figure.value(of: rollup)
-        return (value, figure.metric.band(of: value))
     }
 
     struct Chart { var id: String; var heading: String; var svg: String }
@@ -146,19 +148,23 @@ public struct DashboardPages: Sendable {
         var id: String
         var heading: String
         var lines: [(String, QueryFigure)]
-        var thresholds = false
+        /// The figure whose bands in effect the chart draws as reference lines, if any.
+        var bands: ThresholdFigure? = nil
         var scale = 1.0
         var unit: String? = nil
     }
 
     static let hitchTrend = TrendSpec(id: "hitch", heading: "Hitch ratio",
-                                      lines: [("whole visit", QueryFigure(.hitchRatio)), ("in motion", QueryFigure(.motionHitchRatio))], thresholds: true)
-    static let hangTrend = TrendSpec(id: "hang", heading: "Hang rate", lines: [("hang rate", QueryFigure(.hangRate))])
+                                      lines: [("whole visit", QueryFigure(.hitchRatio)), ("in motion", QueryFigure(.motionHitchRatio))], bands: .hitchRatio)
+    static let hangTrend = TrendSpec(id: "hang", heading: "Hang rate", lines: [("hang rate", QueryFigure(.hangRate))], bands: .hangRate)
     static let fpsTrend = TrendSpec(id: "fps", heading: "Average FPS", lines: [("average FPS", QueryFigure(.averageFPS))])
-    static let frozenTrend = TrendSpec(id: "frozen", heading: "Frozen frames per 1 000 frames", lines: [("frozen frames", QueryFigure(.frozenFramesPerThousand))])
+    static let frozenTrend = TrendSpec(id: "frozen", heading: "Frozen frames per 1 000 frames", lines: [("frozen frames", QueryFigure(.frozenFramesPerThousand))],
+                                       bands: .frozenFramesPerThousand)
 
-    /// Trend charts from the collector's time series (one read of the rollups for all of them).
-    func trendCharts(app: String, query: ScreenQuery, interval: BucketInterval, idPrefix: String, charts: [TrendSpec]) async throws -> [Chart] {
+    /// Trend charts from the collector's time series (one read of the rollups for all of
+    /// them), with the reference lines of the app's bands where a chart's figure has them.
+    func trendCharts(app: String, query: ScreenQuery, interval: BucketInterval, idPrefix: String, charts: [TrendSpec],
+                     thresholds: AppThresholds) async throws -> [Chart] {
         let figures = charts.flatMap { $0.lines.map(\.1) }
         var series = try await CollectorQueries(store: store).timeSeries(app: app, query: query, figures: figures, interval: interval)[...]
         let starts = interval.starts(from: query.from, to: query.to)
@@ -168,9 +174,8 @@ public struct DashboardPages: Sendable {
                 let response = series.removeFirst()
                 return LineChart.Series(name: name, values: response.points.map { $0.value.map { $0 * spec.scale } })
             }
-            let bands = spec.thresholds ? spec.lines.first?.1.metric.bandThresholds : nil
             let chart = LineChart(title: spec.heading, unit: spec.unit ?? spec.lines.first?.1.unit ?? "", labels: labels, series: lines,
-                                  thresholds: bands.map { [.init(value: $0.warning, label: Band.warning.rawValue), .init(value: $0.critical, label: Band.critical.rawValue)] } ?? [])
+                                  thresholds: Self.referenceLines(spec.bands, scale: spec.scale, thresholds: thresholds))
             return Chart(id: idPrefix + spec.id, heading: spec.heading, svg: chart.hasData ? chart.svg() : "")
         }
     }
@@ -202,20 +207,20 @@ public struct DashboardPages: Sendable {
         async let versionGroups = store.aggregate(app: app, query: AggregateQuery(filter: query, dimension: .appVersion))
         let total = try await store.aggregate(app: app, query: AggregateQuery(filter: query)).first?.rollup ?? RollupValue()
         let charts = try await trendCharts(app: app, query: query, interval: filters.interval, idPrefix: "trend-",
-                                           charts: [Self.hitchTrend, Self.hangTrend, Self.fpsTrend, Self.frozenTrend])
+                                           charts: [Self.hitchTrend, Self.hangTrend, Self.fpsTrend, Self.frozenTrend], thresholds: chrome.thresholds)
         async let appleVersions = store.metricKitVersions(app: app, query: query)
         let byVersion = try await versionGroups
         let metricKit = Self.metricKitSection(apple: try await appleVersions, framescope: byVersion, screenFiltered: query[.screen] != nil)
         let versions = byVersion.map { group in
             VersionRow(version: group.dimensionValue ?? "", link: base + "/screens" + filtersFixing(filters, appVersion: group.dimensionValue),
-                       visits: groupThousands(group.visits), cells: cells(group.rollup))
+                       visits: groupThousands(group.visits), cells: cells(group.rollup, thresholds: chrome.thresholds))
         }
         let bars = BarList(bars: byVersion.map { BarList.Bar(label: $0.dimensionValue ?? "", value: QueryFigure(.hitchRatio).value(of: $0.rollup),
                                                              basis: "\(groupThousands($0.visits)) visits") },
                            unit: "ms/s", title: "Hitch ratio by app version")
         let page = OverviewPage(page: chrome, hasData: total.visits > 0,
                                 basis: Self.basis(total),
-                                tiles: tiles(total), charts: charts, versionBars: byVersion.isEmpty ? "" : bars.svg(), versions: versions,
+                                tiles: tiles(total, thresholds: chrome.thresholds), charts: charts, versionBars: byVersion.isEmpty ? "" : bars.svg(), versions: versions,
                                 headers: Self.columnHeaders, metricKit: metricKit)
         return library.render(page, withTemplate: "overview") ?? ""
     }
@@ -233,9 +238,9 @@ public struct DashboardPages: Sendable {
         return copy.queryString()
     }
 
-    func cells(_ rollup: RollupValue) -> [Cell] {
+    func cells(_ rollup: RollupValue, thresholds: AppThresholds) -> [Cell] {
         Self.figures.map { metric, _ in
-            let (value, band) = Self.figure(metric, rollup)
+            let (value, band) = Self.figure(metric, rollup, thresholds: thresholds)
             return Cell(metric: metric.rawValue, text: formatFigure(value) + (band.map { " · \($0.rawValue)" } ?? ""), raw: value.map { String($0) } ?? "", band: band?.rawValue)
         }
     }
@@ -251,6 +256,8 @@ public struct DashboardPages: Sendable {
         var cells: [Cell]
         var p95: String
         var p95Raw: String
+        /// The p95 frame duration's band under the app's thresholds, if it has bands.
+        var p95Band: String?
         var sparkline: String
     }
 
@@ -321,10 +328,12 @@ public struct DashboardPages: Sendable {
             guard let rollup = byScreen[name] else { return nil }
             // Data in the API's unit (seconds); milliseconds only in the text.
             let p95 = Metric.frameDurationP95.value(in: rollup.report)
+            let p95Band = chrome.thresholds.band(of: p95, figure: .frameDurationP95)
             let values = starts.map { trend[name]?[$0].flatMap(QueryFigure(.hitchRatio).value(of:)) }
             return ScreenRow(screen: name, link: base + "/screens/" + percentEncode(name) + filters.queryString(), visits: groupThousands(rollup.visits),
-                             visitsRaw: rollup.visits, frames: groupThousands(rollup.report.frames), cells: cells(rollup),
-                             p95: formatFigure(p95.map { $0 * 1000 }), p95Raw: p95.map { String($0) } ?? "", sparkline: Sparkline(values: values, unit: "ms/s").svg())
+                             visitsRaw: rollup.visits, frames: groupThousands(rollup.report.frames), cells: cells(rollup, thresholds: chrome.thresholds),
+                             p95: formatFigure(p95.map { $0 * 1000 }) + (p95Band.map { " · \($0.rawValue)" } ?? ""), p95Raw: p95.map { String($0) } ?? "",
+                             p95Band: p95Band?.rawValue, sparkline: Sparkline(values: values, unit: "ms/s").svg())
         }
         let headers = zip(Self.figures, Self.columnHeaders).map { Header(key: $0.0.0.rawValue, label: $0.1, direction: $0.0.0.direction) }
         let p95Header = Header(key: Metric.frameDurationP95.rawValue, label: "p95 frame (ms)", direction: Metric.frameDurationP95.direction)
@@ -360,10 +369,11 @@ public struct DashboardPages: Sendable {
         let total = try await store.aggregate(app: app, query: AggregateQuery(filter: query)).first?.rollup ?? RollupValue()
         let charts = try await trendCharts(app: app, query: query, interval: filters.interval, idPrefix: "trend-", charts: [
             Self.hitchTrend, Self.hangTrend, Self.fpsTrend, Self.frozenTrend,
-            TrendSpec(id: "p95", heading: "95th-percentile frame duration", lines: [("p95", QueryFigure(report: .frameDurationP95))], scale: 1000, unit: "ms"),
+            TrendSpec(id: "p95", heading: "95th-percentile frame duration", lines: [("p95", QueryFigure(report: .frameDurationP95))],
+                      bands: .frameDurationP95, scale: 1000, unit: "ms"),
             TrendSpec(id: "stability", heading: "Frame-rate stability (FPS windows within ±20 % of the average)",
                       lines: [("stability", QueryFigure(report: .stability))], scale: 100, unit: "%"),
-        ])
+        ], thresholds: chrome.thresholds)
         var breakdowns: [Breakdown] = []
         let dimensions = RollupDimension.allCases.map { ($0, $0.dimension.labelInSentence) }
         // The five breakdowns read the same rollups; they run concurrently (SQLite's WAL allows parallel readers).
@@ -404,7 +414,7 @@ public struct DashboardPages: Sendable {
         }
         let page = ScreenPage(page: chrome, screen: name, hasData: total.visits > 0,
                               basis: Self.basis(total),
-                              tiles: tiles(total), charts: charts,
+                              tiles: tiles(total, thresholds: chrome.thresholds), charts: charts,
                               distribution: DurationDistributionChart(histogram: total.report.frameDurations).svg(), markers: markers, breakdowns: breakdowns)
         return library.render(page, withTemplate: "screen") ?? ""
     }
@@ -414,78 +424,6 @@ public struct DashboardPages: Sendable {
         try await CollectorQueries(store: store).displayClasses(app: app, query: query).map { displayClass, rollup in
             BarList.Bar(label: displayClass.label, value: QueryFigure(.hitchRatio).value(of: rollup), basis: "\(groupThousands(rollup.visits)) visits")
         }
-    }
-
-    // MARK: Compare
-
-    struct ChangeCell { var metric: String; var baseline: String; var candidate: String; var change: String; var interval: String; var verdict: String; var verdictWord: String }
-    struct CompareRow { var screen: String; var link: String; var verdict: String; var verdictWord: String; var cells: [ChangeCell] }
-
-    struct ComparePage {
-        var page: Chrome
-        var hasVersions: Bool
-        var baselineOptions: [Option]
-        var candidateOptions: [Option]
-        var baseline: String
-        var candidate: String
-        var hasData: Bool
-        var rows: [CompareRow]
-        var headers: [String]
-        var summary: String
-    }
-
-    static func summary(regressed: Int, improved: Int) -> String {
-        func screens(_ count: Int) -> String { count == 1 ? "1 screen" : "\(count) screens" }
-        return "\(screens(regressed)) regressed, \(screens(improved)) improved"
-    }
-
-    static func verdictWord(_ verdict: Verdict) -> String {
-        switch verdict {
-        case .regressed: "regressed"
-        case .improved: "improved"
-        case .noSignificantChange: "no significant change"
-        }
-    }
-
-    /// Per screen, each figure's change from `baseline` to `candidate` with its interval
-    /// and verdict, regressions first. Without a choice, the two newest versions.
-    public func compare(app: String, filters: DashboardFilters, baseline: String?, candidate: String?, now: Double, csrfToken: String = "") async throws -> String {
-        var unfiltered = filters
-        unfiltered.values[.appVersion] = nil
-        let query = unfiltered.query(now: now)
-        let base = "/dashboard/apps/\(percentEncode(app))"
-        let versions = try await store.dimensionValues(app: app, dimension: .appVersion, from: query.from, to: query.to)
-            .sorted { $0.compare($1, options: .numeric) == .orderedAscending }
-        let chosenCandidate = candidate.flatMap { versions.contains($0) ? $0 : nil } ?? versions.last ?? ""
-        let chosenBaseline = baseline.flatMap { versions.contains($0) ? $0 : nil }
-            ?? versions.last { $0 != chosenCandidate && $0.compare(chosenCandidate, options: .numeric) == .orderedAscending } ?? versions.first ?? ""
-        var chrome = try await chrome(title: "Compare versions", app: app, filters: unfiltered, now: now, action: base + "/compare",
-                                      hidden: [Hidden(name: "baseline", value: chosenBaseline), Hidden(name: "candidate", value: chosenCandidate)], csrfToken: csrfToken)
-        chrome.isCompare = true
-        chrome.selects.removeAll { $0.name == RollupDimension.appVersion.rawValue }
-        var rows: [CompareRow] = []
-        if !versions.isEmpty, chosenBaseline != chosenCandidate {
-            let comparison = try await queries.compare(app: app, query: query, baseline: chosenBaseline, candidate: chosenCandidate)
-            rows = comparison.screens.map { screen in
-                CompareRow(screen: screen.screen, link: base + "/screens/" + percentEncode(screen.screen) + unfiltered.queryString(),
-                           verdict: screen.verdict.rawValue, verdictWord: Self.verdictWord(screen.verdict),
-                           cells: screen.metrics.map { change in
-                    let relative = change.relativeChange.map { String(format: "%+.0f %%", $0 * 100) } ?? ""
-                    let interval = (change.changeLow.flatMap { low in change.changeHigh.map { (low, $0) } })
-                        .map { "interval \(formatFigure($0.0)) to \(formatFigure($0.1)) \(change.unit)" } ?? "too little data for an interval"
-                    return ChangeCell(metric: change.metric, baseline: formatFigure(change.baseline), candidate: formatFigure(change.candidate),
-                                      change: change.change.map { (($0 >= 0 ? "+" : "") + formatFigure($0, unit: change.unit)) + (relative.isEmpty ? "" : " (\(relative))") } ?? "–",
-                                      interval: interval, verdict: change.verdict.rawValue, verdictWord: Self.verdictWord(change.verdict))
-                })
-            }
-        }
-        let page = ComparePage(page: chrome, hasVersions: versions.count >= 2,
-                               baselineOptions: versions.map { Option(value: $0, label: $0, selected: $0 == chosenBaseline) },
-                               candidateOptions: versions.map { Option(value: $0, label: $0, selected: $0 == chosenCandidate) },
-                               baseline: chosenBaseline, candidate: chosenCandidate, hasData: !rows.isEmpty, rows: rows,
-                               headers: Self.columnHeaders,
-                               summary: Self.summary(regressed: rows.filter { $0.verdict == "regressed" }.count, improved: rows.filter { $0.verdict == "improved" }.count))
-        return library.render(page, withTemplate: "compare") ?? ""
     }
 
     // MARK: Sign-in
