@@ -36,6 +36,7 @@ public enum DemoData {
             var ingest = IngestBatch(app: appId, batchId: batch.batchId, appVersion: batch.app.version, osVersion: batch.device.osVersion,
                                      deviceModel: batch.device.model, events: events, rawEvents: raw, receivedAt: now)
             ingest.installationId = batch.device.installationId
+            ingest.maxRefreshRate = batch.device.maxRefreshRate
             _ = try await store.ingest(ingest)
             ingested += events.count
             for (event, start) in events { metricKit.add(event, start: start, device: batch.device, appVersion: batch.app.version) }

@@ -56,8 +56,28 @@ public struct QueryDimension: Sendable, Hashable, CustomStringConvertible {
     public static let lowPower = QueryDimension(queryName: "lowPower", storeColumn: "low_power", label: "Low-power mode", values: .boolean,
                                                isRollupDimension: true, defaultDailyLimit: nil, read: { $0.event.context.lowPowerMode ? "true" : "false" })
 
+    /// The device's thermal state during the visit; `unknown` for rollups carried over from
+    /// before it was a dimension (migration v11).
+    public static let thermalState = QueryDimension(queryName: "thermalState", storeColumn: "thermal_state", label: "Thermal state",
+                                               values: .oneOf(VisitContext.ThermalState.allCases.map(\.rawValue) + [unknownValue]),
+                                               isRollupDimension: true, defaultDailyLimit: nil, read: { $0.event.context.thermalState.rawValue })
+    /// The display's maximum refresh rate, from the batch's `device.maxRefreshRate`: `60`,
+    /// `120`, or `other` (another rate, such as 90 Hz); `unknown` for rollups carried over
+    /// from before it was a dimension (migration v11).
+    public static let maxRefreshRate = QueryDimension(queryName: "maxRefreshRate", storeColumn: "max_refresh_rate", label: "Display maximum",
+                                               values: .oneOf(["60", "120", "other", unknownValue]),
+                                               isRollupDimension: true, defaultDailyLimit: nil, read: { maxRefreshRateClass($0.maxRefreshRate) })
+
+    /// The value of a dimension that data from before the dimension existed carries.
+    public static let unknownValue = "unknown"
+
+    /// The ``maxRefreshRate`` value of a display's maximum rate in Hz: `60`, `120` or `other`.
+    public static func maxRefreshRateClass(_ hertz: Int) -> String {
+        hertz == 60 ? "60" : hertz == 120 ? "120" : "other"
+    }
+
     /// Every dimension, in the store's key order.
-    public static let all: [QueryDimension] = [screen, appVersion, osVersion, deviceModel, network, lowPower]
+    public static let all: [QueryDimension] = [screen, appVersion, osVersion, deviceModel, network, lowPower, thermalState, maxRefreshRate]
 
     /// The dimensions the detailed rollup levels add to the screen.
     public static var rollupDimensions: [QueryDimension] { all.filter(\.isRollupDimension) }
@@ -127,12 +147,16 @@ public struct VisitFacts: Sendable {
     public var deviceModel: String
     /// The visit.
     public var event: ScreenVisitEvent
+    /// The display's maximum refresh rate, in Hz, as the batch's device said.
+    public var maxRefreshRate: Int
 
-    /// The facts of `event`, sent in a batch from `deviceModel` on `osVersion` by `appVersion`.
-    public init(appVersion: String, osVersion: String, deviceModel: String, event: ScreenVisitEvent) {
+    /// The facts of `event`, sent in a batch from `deviceModel` (whose display refreshes at
+    /// up to `maxRefreshRate` Hz) on `osVersion` by `appVersion`.
+    public init(appVersion: String, osVersion: String, deviceModel: String, maxRefreshRate: Int = 60, event: ScreenVisitEvent) {
         self.appVersion = appVersion
         self.osVersion = osVersion
         self.deviceModel = deviceModel
+        self.maxRefreshRate = maxRefreshRate
         self.event = event
     }
 }

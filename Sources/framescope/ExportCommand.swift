@@ -41,6 +41,7 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(help: "Only this network (wifi, cellular, ethernet, offline, unknown).") var network: String?
     @Option(help: "Only visits with (true) or without (false) low-power mode.") var lowPower: Bool?
     @Option(help: "Only this thermal state (nominal, fair, serious, critical).") var thermalState: String?
+    @Option(help: "Only this display maximum (60, 120, other).") var maxRefreshRate: String?
     @Option(help: ArgumentHelp("Only visits with this tag (repeatable).", valueName: "key=value")) var tag: [String] = []
 
     @Option(help: ArgumentHelp("Resume after this cursor (from an earlier export's last line).", valueName: "cursor"))
@@ -80,6 +81,7 @@ struct ExportCommand: AsyncParsableCommand {
         add("network", network)
         add("lowPower", lowPower.map { $0 ? "true" : "false" })
         add("thermalState", thermalState)
+        add("maxRefreshRate", maxRefreshRate)
         for item in tag {
             let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             add("tag." + String(parts[0]), parts.count > 1 ? String(parts[1]) : "")

@@ -1,12 +1,10 @@
 import FramescopeCore
 
-/// Which raw events to export: a ``ScreenQuery`` (time range of start times and the
-/// rollup filters) plus filters the rollups do not hold: the thermal state and tags.
+/// Which raw events to export: a ``ScreenQuery`` (time range of start times and a filter
+/// per dimension) plus what the rollups do not hold: tags.
 public struct EventQuery: Sendable, Hashable {
     /// Time range (of the events' start times) and the per-dimension filters.
     public var screens: ScreenQuery
-    /// Only events with this thermal state (`nominal`, `fair`, `serious`, `critical`).
-    public var thermalState: VisitContext.ThermalState?
     /// Only events carrying every one of these tags, by key.
     public var tags: [String: String]
 
@@ -14,9 +12,8 @@ public struct EventQuery: Sendable, Hashable {
     public static let maximumTagFilters = 8
 
     /// A query; see each property.
-    public init(screens: ScreenQuery, thermalState: VisitContext.ThermalState? = nil, tags: [String: String] = [:]) {
+    public init(screens: ScreenQuery, tags: [String: String] = [:]) {
         self.screens = screens
-        self.thermalState = thermalState
         self.tags = tags
     }
 }

@@ -159,6 +159,7 @@ struct IngestValidator {
         var ingest = IngestBatch(app: app, batchId: id, appVersion: batch.app.version, osVersion: batch.device.osVersion,
                                  deviceModel: batch.device.model, events: accepted, rawEvents: raw, receivedAt: now)
         ingest.installationId = batch.device.installationId
+        ingest.maxRefreshRate = batch.device.maxRefreshRate
         return (ingest, rejected)
     }
 

@@ -108,7 +108,8 @@ public struct RollupKey: Sendable, Hashable {
     }
 
     /// Creates a key.
-    public init(bucketStart: Int64, screen: String, appVersion: String, osVersion: String, deviceModel: String, network: String, lowPower: Bool) {
+    public init(bucketStart: Int64, screen: String, appVersion: String, osVersion: String, deviceModel: String, network: String, lowPower: Bool,
+                thermalState: String = "nominal", maxRefreshRate: String = "60") {
         self.bucketStart = bucketStart
         values = QueryDimension.all.map { _ in "" }
         self[.screen] = screen
@@ -117,6 +118,8 @@ public struct RollupKey: Sendable, Hashable {
         self[.deviceModel] = deviceModel
         self[.network] = network
         self[.lowPower] = lowPower ? "true" : "false"
+        self[.thermalState] = thermalState
+        self[.maxRefreshRate] = maxRefreshRate
     }
 
     /// The value of `dimension` as text.

@@ -11,7 +11,7 @@ import NIOCore
 ///   ``EventExport/csvRow(_:decoder:)``.
 ///
 /// Parameters: `from`, `to` and the filters of every read route (``screenQuery(_:now:)``),
-/// plus `thermalState`, `tag.KEY=VALUE` (up to 8), `after` (a cursor) and `limit`.
+/// plus `tag.KEY=VALUE` (up to 8), `after` (a cursor) and `limit`.
 struct ExportRoutes: Sendable {
     let store: any CollectorStore
     let clock: @Sendable () -> Double
@@ -66,17 +66,10 @@ struct ExportRoutes: Sendable {
     }
 }
 
-/// The export's query from URL parameters: ``screenQuery(_:now:)`` plus `thermalState` and
-/// `tag.KEY=VALUE` filters, each checked as the wire format checks tags.
+/// The export's query from URL parameters: ``screenQuery(_:now:)`` plus `tag.KEY=VALUE`
+/// filters, each checked as the wire format checks tags.
 func eventQuery(_ parameters: Parameters, now: Double) throws -> EventQuery {
     var query = EventQuery(screens: try screenQuery(parameters, now: now))
-    if let text = parameters["thermalState"] {
-        guard let state = VisitContext.ThermalState(rawValue: String(text)) else {
-            throw CollectorError(.badRequest, code: "invalid_parameter", field: "thermalState",
-                                 message: "thermalState must be one of \(VisitContext.ThermalState.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
-        query.thermalState = state
-    }
     for (name, value) in parameters where name.hasPrefix("tag.") {
         let key = String(name.dropFirst(4))
         let field = String(name)

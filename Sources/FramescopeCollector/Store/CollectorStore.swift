@@ -152,10 +152,12 @@ public struct IngestBatch: Sendable {
     public var rawEvents: [String]
     /// When the collector received it, Unix seconds.
     public var receivedAt: Double
+    /// The display's maximum refresh rate, in Hz, as the batch's device said.
+    public var maxRefreshRate: Int = 60
 
     /// What the dimensions of `event` in this batch are read from (``QueryDimension/read``).
     public func facts(of event: ScreenVisitEvent) -> VisitFacts {
-        VisitFacts(appVersion: appVersion, osVersion: osVersion, deviceModel: deviceModel, event: event)
+        VisitFacts(appVersion: appVersion, osVersion: osVersion, deviceModel: deviceModel, maxRefreshRate: maxRefreshRate, event: event)
     }
 
     /// The bytes the batch holds in memory, approximately: its events' JSON, in bytes.
@@ -193,7 +195,8 @@ public struct ScreenQuery: Sendable, Hashable {
 
     /// Creates a query.
     public init(from: Double, to: Double, appVersion: String? = nil, osVersion: String? = nil, deviceModel: String? = nil,
-                network: String? = nil, lowPower: Bool? = nil, screen: String? = nil) {
+                network: String? = nil, lowPower: Bool? = nil, screen: String? = nil, thermalState: String? = nil,
+                maxRefreshRate: String? = nil) {
         self.from = from
         self.to = to
         self[.appVersion] = appVersion
@@ -202,6 +205,8 @@ public struct ScreenQuery: Sendable, Hashable {
         self[.network] = network
         self[.lowPower] = lowPower.map { $0 ? "true" : "false" }
         self[.screen] = screen
+        self[.thermalState] = thermalState
+        self[.maxRefreshRate] = maxRefreshRate
     }
 
     /// The filter on `dimension` as text (`"true"`/`"false"` for a boolean dimension), `nil`
@@ -232,6 +237,10 @@ public struct ScreenQuery: Sendable, Hashable {
     }
     /// Only this screen.
     public var screen: String? { get { self[.screen] } set { self[.screen] = newValue } }
+    /// Only this thermal state.
+    public var thermalState: String? { get { self[.thermalState] } set { self[.thermalState] = newValue } }
+    /// Only this display maximum (`60`, `120`, `other`).
+    public var maxRefreshRate: String? { get { self[.maxRefreshRate] } set { self[.maxRefreshRate] = newValue } }
 
     /// Whether any rollup dimension (not the screen) is filtered.
     public var filtersDimensions: Bool {
@@ -258,6 +267,10 @@ public enum RollupDimension: String, CaseIterable, Sendable, Codable, Hashable {
     case network
     /// Low-power mode, `true` or `false`.
     case lowPower
+    /// The thermal state (`nominal`, `fair`, `serious`, `critical`; `unknown` before v11).
+    case thermalState
+    /// The display's maximum refresh rate (`60`, `120`, `other`; `unknown` before v11).
+    case maxRefreshRate
 
     /// The dimension's registry entry (its column, label and values).
     public var dimension: QueryDimension {
@@ -267,6 +280,8 @@ public enum RollupDimension: String, CaseIterable, Sendable, Codable, Hashable {
         case .deviceModel: .deviceModel
         case .network: .network
         case .lowPower: .lowPower
+        case .thermalState: .thermalState
+        case .maxRefreshRate: .maxRefreshRate
         }
     }
 }

@@ -18,10 +18,6 @@ extension SQLiteStore {
             sql += " AND \(dimension.storeColumn) = ?"
             arguments += [Self.storedValue(value, of: dimension)]
         }
-        if let thermal = query.thermalState {
-            sql += " AND json_extract(payload, '$.context.thermalState') = ?"
-            arguments += [thermal.rawValue]
-        }
         // Keys and values are bound, never spliced: json_each lists the tags object's members.
         for (key, value) in query.tags.sorted(by: { $0.key < $1.key }) {
             sql += " AND EXISTS (SELECT 1 FROM json_each(payload, '$.context.tags') WHERE json_each.key = ? AND json_each.value = ? AND json_each.type = 'text')"

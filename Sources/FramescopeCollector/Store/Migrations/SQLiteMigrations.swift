@@ -180,6 +180,49 @@ extension SQLiteStore {
                 );
                 """)
         }
+        migrator.registerMigration("v11: thermal state and display maximum as dimensions") { db in
+            // Raw events get both columns: the thermal state from each event's own JSON; the
+            // display maximum was not kept before, so it is 'unknown'. The rollup tables are
+            // rebuilt with both in their keys (SQLite cannot change a primary key in place):
+            // rows carried over hold 'unknown' where a level keeps dimensions and '*' (every
+            // value) where it does not, so every figure stays where it was.
+            try db.execute(sql: """
+                ALTER TABLE events ADD COLUMN thermal_state TEXT NOT NULL DEFAULT 'unknown';
+                ALTER TABLE events ADD COLUMN max_refresh_rate TEXT NOT NULL DEFAULT 'unknown';
+                UPDATE events SET thermal_state = COALESCE(json_extract(payload, '$.context.thermalState'), 'unknown')
+                    WHERE json_valid(payload);
+                """)
+            for (table, carried) in [("rollups_hourly", "unknown"), ("rollups_daily", "unknown"),
+                                     ("rollups_screen_hourly", "*"), ("rollups_screen_daily", "*")] {
+                try db.execute(sql: """
+                    CREATE TABLE \(table)_v11 (
+                        app_id TEXT NOT NULL,
+                        bucket INTEGER NOT NULL,
+                        screen TEXT NOT NULL,
+                        app_version TEXT NOT NULL,
+                        os_version TEXT NOT NULL,
+                        device_model TEXT NOT NULL,
+                        network TEXT NOT NULL,
+                        low_power INTEGER NOT NULL,
+                        thermal_state TEXT NOT NULL,
+                        max_refresh_rate TEXT NOT NULL,
+                        visits INTEGER NOT NULL,
+                        report BLOB NOT NULL,
+                        motion BLOB,
+                        stats BLOB NOT NULL,
+                        devices BLOB,
+                        PRIMARY KEY (app_id, bucket, screen, app_version, os_version, device_model, network, low_power,
+                                     thermal_state, max_refresh_rate)
+                    ) WITHOUT ROWID;
+                    INSERT INTO \(table)_v11 (app_id, bucket, screen, app_version, os_version, device_model, network, low_power,
+                                              thermal_state, max_refresh_rate, visits, report, motion, stats, devices)
+                        SELECT app_id, bucket, screen, app_version, os_version, device_model, network, low_power,
+                               '\(carried)', '\(carried)', visits, report, motion, stats, devices FROM \(table);
+                    DROP TABLE \(table);
+                    ALTER TABLE \(table)_v11 RENAME TO \(table);
+                    """)
+            }
+        }
         return migrator
     }
 }
