@@ -53,10 +53,12 @@ public struct Collector {
     }
 
     /// The jobs that run beside the server: retention (raw events older than `retention`
-    /// seconds, old batch ids, expired sessions and keys) and, for a SQLite store with
+    /// seconds, old batch ids, expired sessions and keys), regression alerts and their
+    /// webhooks (``AlertService``, links under `publicURL`) and, for a SQLite store with
     /// background checkpoints, WAL checkpoints.
-    public func services(retention: Double, logger: Logger) -> [any Service] {
-        var services: [any Service] = [RetentionService(store: store, retention: retention, logger: logger)]
+    public func services(retention: Double, publicURL: String = "http://127.0.0.1:8080", logger: Logger) -> [any Service] {
+        var services: [any Service] = [RetentionService(store: store, retention: retention, logger: logger),
+                                       AlertService(store: store, publicURL: publicURL, logger: logger)]
         if let sqlite = store as? SQLiteStore, sqlite.backgroundCheckpoints {
             services.append(WALCheckpointService(store: sqlite, logger: logger))
         }

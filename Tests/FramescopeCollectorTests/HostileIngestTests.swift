@@ -63,6 +63,16 @@ final class FaultyStore: CollectorStore, @unchecked Sendable {
     func metricKitVersions(app: String, query: ScreenQuery) async throws -> [MetricKitVersionSummary] { try await base.metricKitVersions(app: app, query: query) }
     func thresholds(app: String) async throws -> AppThresholds? { try await base.thresholds(app: app) }
     func setThresholds(_ thresholds: AppThresholds, app: String) async throws -> Bool { try await base.setThresholds(thresholds, app: app) }
+    func raiseAlerts(_ alerts: [NewAlert], now: Double) async throws -> [RegressionAlert] { try await base.raiseAlerts(alerts, now: now) }
+    func alerts(app: String, limit: Int) async throws -> [RegressionAlert] { try await base.alerts(app: app, limit: limit) }
+    func acknowledgeAlert(app: String, id: Int64, now: Double) async throws -> RegressionAlert? { try await base.acknowledgeAlert(app: app, id: id, now: now) }
+    func addWebhook(app: String, url: String, now: Double) async throws -> WebhookCredentials? { try await base.addWebhook(app: app, url: url, now: now) }
+    func webhooks(app: String) async throws -> [WebhookRecord]? { try await base.webhooks(app: app) }
+    func removeWebhook(app: String, id: Int64) async throws -> Bool { try await base.removeWebhook(app: app, id: id) }
+    func pendingDeliveries(limit: Int) async throws -> [PendingDelivery] { try await base.pendingDeliveries(limit: limit) }
+    func recordDelivery(alert: Int64, webhook: Int64, state: DeliveryState, attempts: Int, lastError: String?, now: Double) async throws {
+        try await base.recordDelivery(alert: alert, webhook: webhook, state: state, attempts: attempts, lastError: lastError, now: now)
+    }
     func pruneAccessRecords(batchesReceivedBefore cutoff: Double, now: Double, limit: Int) async throws -> Int {
         try await base.pruneAccessRecords(batchesReceivedBefore: cutoff, now: now, limit: limit)
     }

@@ -390,4 +390,12 @@ struct EmptyStore: CollectorStore {
     func metricKitVersions(app: String, query: ScreenQuery) async throws -> [MetricKitVersionSummary] { [] }
     func thresholds(app: String) async throws -> AppThresholds? { nil }
     func setThresholds(_ thresholds: AppThresholds, app: String) async throws -> Bool { false }
+    func raiseAlerts(_ alerts: [NewAlert], now: Double) async throws -> [RegressionAlert] { [] }
+    func alerts(app: String, limit: Int) async throws -> [RegressionAlert] { [] }
+    func acknowledgeAlert(app: String, id: Int64, now: Double) async throws -> RegressionAlert? { nil }
+    func addWebhook(app: String, url: String, now: Double) async throws -> WebhookCredentials? { nil }
+    func webhooks(app: String) async throws -> [WebhookRecord]? { nil }
+    func removeWebhook(app: String, id: Int64) async throws -> Bool { false }
+    func pendingDeliveries(limit: Int) async throws -> [PendingDelivery] { [] }
+    func recordDelivery(alert: Int64, webhook: Int64, state: DeliveryState, attempts: Int, lastError: String?, now: Double) async throws {}
 }

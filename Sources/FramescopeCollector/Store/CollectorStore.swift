@@ -67,6 +67,27 @@ public protocol CollectorStore: Sendable {
     /// - Throws: ``ThresholdError`` naming the field when a value is not physical
     ///   (``AppThresholds/problem()``); nothing is stored then.
     func setThresholds(_ thresholds: AppThresholds, app: String) async throws -> Bool
+    /// Stores each of `alerts` unless an alert of the same app, screen, metric, baseline and
+    /// candidate is stored already, with a pending delivery for each webhook its app has
+    /// at that moment; returns the alerts stored now (so an alert is raised once).
+    func raiseAlerts(_ alerts: [NewAlert], now: Double) async throws -> [RegressionAlert]
+    /// `app`'s alerts, newest first, at most `limit`.
+    func alerts(app: String, limit: Int) async throws -> [RegressionAlert]
+    /// Marks `app`'s alert `id` acknowledged at `now` (Unix seconds) unless it is already,
+    /// and returns it; `nil` when `app` has no alert `id`.
+    func acknowledgeAlert(app: String, id: Int64, now: Double) async throws -> RegressionAlert?
+    /// Adds a webhook to `app` with a fresh secret; `nil` for an unknown app.
+    /// - Throws: ``WebhookURLError`` when `url` is not an http or https URL (``WebhookURL``).
+    func addWebhook(app: String, url: String, now: Double) async throws -> WebhookCredentials?
+    /// `app`'s webhooks by id, without their secrets; `nil` for an unknown app.
+    func webhooks(app: String) async throws -> [WebhookRecord]?
+    /// Removes `app`'s webhook `id` and its deliveries; returns whether it existed.
+    func removeWebhook(app: String, id: Int64) async throws -> Bool
+    /// Pending deliveries of every app, oldest alert first, at most `limit`.
+    func pendingDeliveries(limit: Int) async throws -> [PendingDelivery]
+    /// Records the outcome of a delivery's attempts: its state, attempts made in all, and
+    /// the last error (`nil` after a success).
+    func recordDelivery(alert: Int64, webhook: Int64, state: DeliveryState, attempts: Int, lastError: String?, now: Double) async throws
 }
 
 extension CollectorStore {

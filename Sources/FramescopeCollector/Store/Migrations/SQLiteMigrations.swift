@@ -180,6 +180,58 @@ extension SQLiteStore {
                 );
                 """)
         }
+        migrator.registerMigration("v10: regression alerts and webhooks") { db in
+            // An alert fires once per (app, screen, metric, baseline, candidate): the unique
+            // key makes raising it again a no-op. Its figures are kept as evaluated. A
+            // webhook's secret is the HMAC key the collector signs with, so it is stored as
+            // it is (the database file grants everything anyway). One delivery row per
+            // alert and webhook the app had when the alert was raised.
+            try db.execute(sql: """
+                CREATE TABLE alerts (
+                    id INTEGER PRIMARY KEY,
+                    app_id TEXT NOT NULL REFERENCES apps(id),
+                    screen TEXT NOT NULL,
+                    metric TEXT NOT NULL,
+                    baseline_version TEXT NOT NULL,
+                    candidate_version TEXT NOT NULL,
+                    unit TEXT NOT NULL,
+                    baseline_value REAL,
+                    candidate_value REAL,
+                    change REAL,
+                    relative_change REAL,
+                    change_low REAL,
+                    change_high REAL,
+                    baseline_visits INTEGER NOT NULL,
+                    candidate_visits INTEGER NOT NULL,
+                    verdict TEXT NOT NULL,
+                    range_from REAL NOT NULL,
+                    range_to REAL NOT NULL,
+                    created_at REAL NOT NULL,
+                    acknowledged_at REAL,
+                    UNIQUE (app_id, screen, metric, baseline_version, candidate_version)
+                );
+                CREATE INDEX alerts_by_app ON alerts(app_id, id);
+                CREATE TABLE webhooks (
+                    id INTEGER PRIMARY KEY,
+                    app_id TEXT NOT NULL REFERENCES apps(id),
+                    url TEXT NOT NULL,
+                    secret TEXT NOT NULL,
+                    created_at REAL NOT NULL
+                );
+                CREATE INDEX webhooks_by_app ON webhooks(app_id);
+                CREATE TABLE alert_deliveries (
+                    alert_id INTEGER NOT NULL REFERENCES alerts(id),
+                    webhook_id INTEGER NOT NULL REFERENCES webhooks(id),
+                    state TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'undelivered')),
+                    attempts INTEGER NOT NULL,
+                    last_error TEXT,
+                    updated_at REAL NOT NULL,
+                    PRIMARY KEY (alert_id, webhook_id)
+                ) WITHOUT ROWID;
+                CREATE INDEX alert_deliveries_by_state ON alert_deliveries(state, alert_id);
+                CREATE INDEX alert_deliveries_by_webhook ON alert_deliveries(webhook_id);
+                """)
+        }
         migrator.registerMigration("v11: thermal state and display maximum as dimensions") { db in
             // Raw events get both columns: the thermal state from each event's own JSON; the
             // display maximum was not kept before, so it is 'unknown'. The rollup tables are

@@ -1,0 +1,158 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+
+/// Sends one webhook POST and answers the response's status code.
+public protocol WebhookTransport: Sendable {
+    /// POSTs `body` to `url` with `headers`, waiting at most `timeout` for the whole
+    /// exchange; returns the HTTP status code.
+    /// - Throws: When no response came (refused, reset, timed out).
+    func post(url: String, body: [UInt8], headers: [(String, String)], timeout: Duration) async throws -> Int
+}
+
+/// The real transport: async-http-client with redirects refused (a webhook answers
+/// itself; following a redirect could send the alert somewhere the admin never named),
+/// a 5 s connect timeout and at most 64 KiB of response body read.
+public final class HTTPWebhookTransport: WebhookTransport {
+    let client: HTTPClient
+
+    /// A transport with a client of its own; call ``shutdown()`` when done.
+    public init() {
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(
+            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5)), decompression: .disabled))
+    }
+
+    /// Closes the client's connections.
+    public func shutdown() async throws {
+        try await client.shutdown()
+    }
+
+    /// POSTs with async-http-client; the body of the answer is read (up to 64 KiB) and dropped.
+    public func post(url: String, body: [UInt8], headers: [(String, String)], timeout: Duration) async throws -> Int {
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        request.body = .bytes(ByteBuffer(bytes: body))
+        let milliseconds = timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
+        let response = try await client.execute(request, timeout: .milliseconds(max(1, milliseconds)))
+        _ = try? await response.body.collect(upTo: 64 * 1024)
+        return Int(response.status.code)
+    }
+}
+
+/// Delivers pending alerts to their webhooks: a signed POST of ``WebhookPayload``, retried
+/// with exponential backoff, and after ``maximumAttempts`` failures the delivery is marked
+/// ``DeliveryState/undelivered`` for that webhook.
+///
+/// A 2xx answer delivers; anything else (another status, a refused connection, a timeout)
+/// is a failed attempt. Each attempt is recorded as it ends, so a restart resumes a
+/// delivery with the attempts it has left. Waits go through ``sleep`` so tests need not wait.
+public struct WebhookDelivery: Sendable {
+    /// Where deliveries are read and recorded.
+    public var store: any CollectorStore
+    /// What sends the POSTs.
+    public var transport: any WebhookTransport
+    /// The collector's address as a receiver reaches it, for the payload's links (`https://collector.example.com`).
+    public var publicURL: String
+    /// POSTs per delivery before it is marked undelivered.
+    public var maximumAttempts: Int
+    /// The wait before the second attempt; each later wait doubles it (1, 2, 4, 8 s by default).
+    public var initialBackoff: Duration
+    /// The longest one POST may take, response included.
+    public var timeout: Duration
+    /// How the deliverer waits between attempts (`Task.sleep`; tests pass one that returns at once).
+    public var sleep: @Sendable (Duration) async throws -> Void
+    /// The current time, Unix seconds.
+    public var clock: @Sendable () -> Double
+    /// Where failures are logged.
+    public var logger: Logger
+
+    /// A deliverer.
+    /// - Parameters:
+    ///   - maximumAttempts: POSTs before a delivery is given up (default 5).
+    ///   - initialBackoff: The first wait between attempts (default 1 s), doubled after each.
+    ///   - timeout: The limit of one POST (default 10 s).
+    public init(store: any CollectorStore, transport: any WebhookTransport, publicURL: String, maximumAttempts: Int = 5,
+                initialBackoff: Duration = .seconds(1), timeout: Duration = .seconds(10),
+                sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+                clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
+                logger: Logger = Logger(label: "framescope.alerts")) {
+        self.store = store
+        self.transport = transport
+        self.publicURL = publicURL
+        self.maximumAttempts = max(1, maximumAttempts)
+        self.initialBackoff = initialBackoff
+        self.timeout = timeout
+        self.sleep = sleep
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// The wait before attempt `attempt` (2 for the second): ``initialBackoff`` × 2^(attempt − 2).
+    public func backoff(beforeAttempt attempt: Int) -> Duration {
+        initialBackoff * (1 << min(20, max(0, attempt - 2)))
+    }
+
+    /// Delivers every pending delivery (at most `limit` of them), one after another; returns
+    /// how many ended delivered and how many undelivered.
+    public func deliverPending(limit: Int = 1000) async throws -> (delivered: Int, undelivered: Int) {
+        var delivered = 0
+        var undelivered = 0
+        for pending in try await store.pendingDeliveries(limit: limit) {
+            if Task.isCancelled { break }
+            switch try await deliver(pending) {
+            case .delivered: delivered += 1
+            case .undelivered: undelivered += 1
+            case .pending: break
+            }
+        }
+        return (delivered, undelivered)
+    }
+
+    /// Attempts one delivery until it succeeds or has used ``maximumAttempts``; records
+    /// each attempt and returns the state it ends in (``DeliveryState/pending`` only when
+    /// cancelled between attempts).
+    public func deliver(_ pending: PendingDelivery) async throws -> DeliveryState {
+        let body = try WebhookPayload(pending.alert, publicURL: publicURL).encoded()
+        let headers = [("Content-Type", "application/json"), ("User-Agent", "Framescope-Webhook/1"),
+                       ("X-Framescope-Event", "regression"), ("X-Framescope-Delivery", "\(pending.alert.id)-\(pending.webhook)"),
+                       ("X-Framescope-Signature", WebhookPayload.signature(of: body, secret: pending.secret))]
+        var attempts = pending.attempts
+        while attempts < maximumAttempts {
+            if attempts > pending.attempts {
+                do { try await sleep(backoff(beforeAttempt: attempts + 1)) } catch { return .pending }
+            }
+            attempts += 1
+            let failure: String
+            do {
+                let status = try await transport.post(url: pending.url, body: body, headers: headers, timeout: timeout)
+                if (200..<300).contains(status) {
+                    try await store.recordDelivery(alert: pending.alert.id, webhook: pending.webhook, state: .delivered, attempts: attempts, lastError: nil, now: clock())
+                    return .delivered
+                }
+                failure = "HTTP \(status)"
+            } catch {
+                failure = Self.describe(error)
+            }
+            let state: DeliveryState = attempts >= maximumAttempts ? .undelivered : .pending
+            try await store.recordDelivery(alert: pending.alert.id, webhook: pending.webhook, state: state, attempts: attempts, lastError: failure, now: clock())
+            logger.warning("webhook delivery failed", metadata: [
+                "alert": .stringConvertible(pending.alert.id), "webhook": .stringConvertible(pending.webhook),
+                "attempt": .stringConvertible(attempts), "error": .string(failure),
+            ])
+        }
+        return .undelivered
+    }
+
+    /// A failed attempt in a few words, never the URL's query (it may hold a token).
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .deadlineExceeded, .readTimeout, .connectTimeout: return "timed out"
+            default: return "no response (\(String(describing: error).prefix(120)))"
+            }
+        }
+        return "no response (\(String(describing: type(of: error))))"
+    }
+}

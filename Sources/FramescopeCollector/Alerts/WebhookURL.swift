@@ -1,0 +1,56 @@
+import Foundation
+
+/// Why a webhook URL is refused, for a person (the field is always `url`).
+public struct WebhookURLError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What is wrong with the URL.
+    public var message: String
+
+    /// An error saying `message`.
+    public init(_ message: String) { self.message = message }
+
+    /// The message.
+    public var description: String { message }
+}
+
+/// The rules for a webhook's URL, checked when a webhook is added (the API, the CLI and
+/// the store alike): an absolute `http` or `https` URL with a host, at most
+/// ``maximumLength`` bytes, no user name or password in it (they would be shown in every
+/// listing), no fragment, and no whitespace or control characters.
+///
+/// Which addresses a URL may name is the operator's concern: only the app's admin key can
+/// add a webhook, and docs/security.md says what that means for requests to internal
+/// addresses (SSRF). Redirects are never followed.
+public enum WebhookURL {
+    /// The longest URL accepted, in UTF-8 bytes.
+    public static let maximumLength = 2048
+
+    /// What is wrong with `text` as a webhook URL, or `nil` when it is acceptable.
+    public static func problem(_ text: String) -> WebhookURLError? {
+        guard !text.isEmpty else { return WebhookURLError("url must be an http or https URL, not empty") }
+        guard text.utf8.count <= maximumLength else { return WebhookURLError("url must be at most \(maximumLength) bytes, not \(text.utf8.count)") }
+        guard !text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F || !$0.isASCII }) else {
+            return WebhookURLError("url may not contain spaces, control characters or non-ASCII text (percent-encode it)")
+        }
+        guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased() else {
+            return WebhookURLError("url must be an absolute http or https URL")
+        }
+        guard scheme == "http" || scheme == "https" else {
+            return WebhookURLError("url must use http or https, not '\(scheme.prefix(32))'")
+        }
+        guard let host = components.host, !host.isEmpty else { return WebhookURLError("url must name a host") }
+        guard components.user == nil, components.password == nil else {
+            return WebhookURLError("url may not carry a user name or password; put a token in the path or query instead")
+        }
+        guard components.fragment == nil else { return WebhookURLError("url may not have a fragment (#…)") }
+        if let port = components.port, !(1...65_535).contains(port) { return WebhookURLError("url's port must be 1–65535") }
+        guard URL(string: text) != nil else { return WebhookURLError("url must be an absolute http or https URL") }
+        return nil
+    }
+
+    /// `text` when it is an acceptable webhook URL.
+    /// - Throws: ``WebhookURLError`` saying what is wrong.
+    public static func validated(_ text: String) throws(WebhookURLError) -> String {
+        if let problem = problem(text) { throw problem }
+        return text
+    }
+}

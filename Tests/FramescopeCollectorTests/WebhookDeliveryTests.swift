@@ -1,0 +1,177 @@
+import Crypto
+import Foundation
+@testable import FramescopeCollector
+import FramescopeCore
+import HTTPTypes
+import Hummingbird
+import Logging
+import Testing
+
+/// Webhook delivery against a real receiver: a Hummingbird server on 127.0.0.1, port 0.
+@Suite("Webhook delivery", .serialized)
+struct WebhookDeliveryTests {
+    /// What the receiver got: each request's headers and body.
+    actor Received {
+        var requests: [(signature: String?, delivery: String?, contentType: String?, body: [UInt8])] = []
+        var status: HTTPResponse.Status
+        /// Requests answered 503 before `status` applies.
+        var failFirst: Int
+        init(status: HTTPResponse.Status, failFirst: Int = 0) {
+            self.status = status
+            self.failFirst = failFirst
+        }
+        /// The answer to the request just added.
+        func answer() -> HTTPResponse.Status { requests.count <= failFirst ? .serviceUnavailable : status }
+        func add(signature: String?, delivery: String?, contentType: String?, body: [UInt8]) {
+            requests.append((signature, delivery, contentType, body))
+        }
+        func respond(with status: HTTPResponse.Status) { self.status = status }
+    }
+
+    actor Port {
+        var value = 0
+        func set(_ port: Int) { value = port }
+    }
+
+    /// Runs a receiver answering `received.status` at `http://127.0.0.1:PORT/hook` while `body` runs.
+    func withReceiver(_ received: Received, _ body: @escaping @Sendable (String) async throws -> Void) async throws {
+        let router = Router()
+        router.post("/hook") { request, _ -> Response in
+            let bytes = try await request.body.collect(upTo: 1 << 20)
+            await received.add(signature: request.headers[HTTPField.Name("X-Framescope-Signature")!],
+                               delivery: request.headers[HTTPField.Name("X-Framescope-Delivery")!],
+                               contentType: request.headers[.contentType], body: Array(buffer: bytes))
+            return Response(status: await received.answer())
+        }
+        let port = Port()
+        var logger = Logger(label: "receiver")
+        logger.logLevel = .error
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                              onServerRunning: { channel in await port.set(channel.localAddress?.port ?? 0) }, logger: logger)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await app.runService() }
+            var bound = 0
+            for _ in 0..<400 where bound == 0 {
+                try await Task.sleep(for: .milliseconds(25))
+                bound = await port.value
+            }
+            try #require(bound != 0)
+            defer { group.cancelAll() }
+            try await body("http://127.0.0.1:\(bound)/hook")
+        }
+    }
+
+    /// Sleeps recorded, never waited.
+    actor Sleeps {
+        var all: [Duration] = []
+        func add(_ duration: Duration) { all.append(duration) }
+    }
+
+    func delivery(_ store: any CollectorStore, transport: HTTPWebhookTransport, sleeps: Sleeps, attempts: Int = 5,
+                  timeout: Duration = .seconds(5)) -> WebhookDelivery {
+        WebhookDelivery(store: store, transport: transport, publicURL: "https://collector.example.com", maximumAttempts: attempts,
+                        initialBackoff: .seconds(1), timeout: timeout, sleep: { await sleeps.add($0) }, clock: { AlertTests.now })
+    }
+
+    @Test("The demo's regression reaches the receiver once per regressed figure, signed; the fix and a second pass send nothing")
+    func signedDelivery() async throws {
+        let (temporary, _) = try await AlertTests.demoStore()
+        let store = temporary.store
+        let received = Received(status: .noContent)
+        try await withReceiver(received) { url in
+            let hook = try #require(try await store.addWebhook(app: "demo", url: url, now: AlertTests.now))
+            let transport = HTTPWebhookTransport()
+            let sleeps = Sleeps()
+            let deliverer = delivery(store, transport: transport, sleeps: sleeps)
+            let evaluator = AlertEvaluator(store: store)
+            let first = try await AlertService.pass(evaluator: evaluator, delivery: deliverer, now: AlertTests.now, logger: Logger(label: "test"))
+            let second = try await AlertService.pass(evaluator: evaluator, delivery: deliverer, now: AlertTests.now + 3600, logger: Logger(label: "test"))
+            try await transport.shutdown()
+            #expect(first.delivered == first.raised.count && first.undelivered == 0 && !first.raised.isEmpty)
+            #expect(second.raised.isEmpty && second.delivered == 0)
+            #expect(await sleeps.all.isEmpty)
+
+            let requests = await received.requests
+            #expect(requests.count == first.raised.count)
+            var seen: Set<String> = []
+            for request in requests {
+                // The signature is the HMAC-SHA256 of the body with the webhook's secret.
+                let mac = HMAC<SHA256>.authenticationCode(for: request.body, using: SymmetricKey(data: Data(hook.secret.utf8)))
+                #expect(request.signature == "sha256=" + mac.map { String(format: "%02x", $0) }.joined())
+                #expect(request.contentType == "application/json")
+                let payload = try JSONDecoder().decode(WebhookPayload.self, from: Data(request.body))
+                #expect(payload.app == "demo" && payload.screen == "Feed" && payload.baseline == "3.0.0" && payload.candidate == "3.1.0")
+                #expect(payload.verdict == .regressed && payload.figures.verdict == .regressed && payload.event == "regression")
+                #expect(payload.links.dashboard == "https://collector.example.com/dashboard/apps/demo/compare?days=30&baseline=3.0.0&candidate=3.1.0&screen=Feed")
+                #expect(payload.links.api.hasPrefix("https://collector.example.com/v1/apps/demo/compare?from="))
+                #expect(request.delivery == "\(payload.alert)-\(hook.id)")
+                #expect(seen.insert(payload.metric).inserted, "one alert per figure")
+            }
+            #expect(seen.contains("hitchRatio"))
+            let alerts = try await store.alerts(app: "demo", limit: 100)
+            #expect(alerts.allSatisfy { $0.deliveries == [AlertDelivery(webhook: hook.id, state: .delivered, attempts: 1, lastError: nil)] })
+        }
+    }
+
+    @Test("A receiver answering 500 gets every attempt with exponential backoff between; then the alert is undelivered for it")
+    func failingReceiver() async throws {
+        let temporary = try TemporaryStore()
+        let store = temporary.store
+        _ = try await store.createApp(name: "Shop", id: nil)
+        let received = Received(status: .internalServerError)
+        try await withReceiver(received) { url in
+            let hook = try #require(try await store.addWebhook(app: "shop", url: url, now: AlertTests.now))
+            let raised = try await store.raiseAlerts([AlertStoreContractTests().alert()], now: AlertTests.now)
+            let transport = HTTPWebhookTransport()
+            let sleeps = Sleeps()
+            let outcome = try await delivery(store, transport: transport, sleeps: sleeps, attempts: 4).deliverPending()
+            #expect(outcome.delivered == 0 && outcome.undelivered == 1)
+            #expect(await received.requests.count == 4)
+            #expect(await sleeps.all == [.seconds(1), .seconds(2), .seconds(4)])
+            let alert = try #require(try await store.alerts(app: "shop", limit: 1).first)
+            #expect(alert.id == raised.first?.id)
+            #expect(alert.deliveries == [AlertDelivery(webhook: hook.id, state: .undelivered, attempts: 4, lastError: "HTTP 500")])
+            // Given up: a later pass sends nothing more, even once the receiver works again.
+            await received.respond(with: .ok)
+            #expect(try await delivery(store, transport: transport, sleeps: sleeps, attempts: 4).deliverPending() == (0, 0))
+            #expect(await received.requests.count == 4)
+            try await transport.shutdown()
+        }
+    }
+
+    @Test("A receiver that recovers: the failed attempts are counted, then the delivery is delivered")
+    func recovery() async throws {
+        let temporary = try TemporaryStore()
+        let store = temporary.store
+        _ = try await store.createApp(name: "Shop", id: nil)
+        let received = Received(status: .accepted, failFirst: 2)
+        try await withReceiver(received) { url in
+            let hook = try #require(try await store.addWebhook(app: "shop", url: url, now: AlertTests.now))
+            _ = try await store.raiseAlerts([AlertStoreContractTests().alert()], now: AlertTests.now)
+            let transport = HTTPWebhookTransport()
+            let sleeps = Sleeps()
+            #expect(try await delivery(store, transport: transport, sleeps: sleeps).deliverPending() == (1, 0))
+            try await transport.shutdown()
+            #expect(await received.requests.count == 3)
+            #expect(await sleeps.all == [.seconds(1), .seconds(2)])
+            #expect(try await store.alerts(app: "shop", limit: 1).first?.deliveries == [AlertDelivery(webhook: hook.id, state: .delivered, attempts: 3, lastError: nil)])
+        }
+    }
+
+    @Test("A closed port is a failed attempt with no response, not a crash")
+    func closedPort() async throws {
+        let temporary = try TemporaryStore()
+        let store = temporary.store
+        _ = try await store.createApp(name: "Shop", id: nil)
+        // A port nothing listens on: connection refused on every attempt.
+        let closed = try #require(try await store.addWebhook(app: "shop", url: "http://127.0.0.1:9/hook", now: AlertTests.now))
+        _ = try await store.raiseAlerts([AlertStoreContractTests().alert()], now: AlertTests.now)
+        let transport = HTTPWebhookTransport()
+        let sleeps = Sleeps()
+        #expect(try await delivery(store, transport: transport, sleeps: sleeps, attempts: 2, timeout: .seconds(1)).deliverPending() == (0, 1))
+        let refused = try #require(try await store.alerts(app: "shop", limit: 1).first?.deliveries.first)
+        #expect(refused.webhook == closed.id && refused.state == .undelivered && refused.attempts == 2)
+        #expect(refused.lastError?.hasPrefix("no response") == true)
+        try await transport.shutdown()
+    }
+}
