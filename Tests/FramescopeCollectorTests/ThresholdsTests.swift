@@ -152,6 +152,39 @@ struct ThresholdsTests {
         #expect(try await verdict(VerdictRules(minimumChange: relative * 1.01, minimumVisits: 2)).figure == .noSignificantChange)
     }
 
+    @Test("Seeded mutations of a full body: every one is either accepted as physical settings or refused with a code, never a crash")
+    func mutations() {
+        let seed = Array(#"{"bands": {"hitchRatio": {"goodBelow": 4, "criticalAbove": 8}, "motion.hitchRatio": null, "hangRate": {"goodBelow": 2, "criticalAbove": 10}, "frameDuration.p95": {"goodBelow": 0.0175, "criticalAbove": 0.034}}, "verdict": {"minimumChange": 0.1, "minimumVisits": 50}}"#.utf8)
+        let alphabet = Array(#"{}[]",:0123456789.-+eE naNtruefl\"#.utf8) + [0, 0xFF, 0xC3]
+        var state = UInt64(20_261_125)
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(max(1, bound)))
+        }
+        var accepted = 0
+        for _ in 0..<20_000 {
+            var bytes = seed
+            for _ in 0...next(4) {
+                switch next(3) {
+                case 0 where !bytes.isEmpty: bytes[next(bytes.count)] = alphabet[next(alphabet.count)]
+                case 1: bytes.insert(alphabet[next(alphabet.count)], at: next(bytes.count + 1))
+                default: if !bytes.isEmpty { bytes.remove(at: next(bytes.count)) }
+                }
+            }
+            let result = bytes.withUnsafeBytes { buffer -> Result<AppThresholds, ThresholdsBody.Failure> in
+                do throws(ThresholdsBody.Failure) { return .success(try ThresholdsBody.decode(buffer)) } catch { return .failure(error) }
+            }
+            switch result {
+            case .success(let settings):
+                accepted += 1
+                #expect(settings.problem() == nil)
+            case .failure(let failure):
+                #expect(["invalid_json", "invalid_field"].contains(failure.code) && !failure.message.isEmpty)
+            }
+        }
+        #expect(accepted > 0 && accepted < 20_000, "\(accepted) accepted")
+    }
+
     @Test("Deep nesting and long keys are refused quickly by name")
     func deepAndLong() {
         let deep = String(repeating: "[", count: 100_000)
