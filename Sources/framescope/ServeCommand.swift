@@ -87,6 +87,7 @@ struct ServeCommand: AsyncParsableCommand {
             lines.append("demo app: \(credentials.app) — \(DemoData.appName)\(ingested > 0 ? ", \(ingested) simulated screen visits loaded" : "")")
             lines.append("ingest key: \(credentials.ingestKey)")
             lines.append("read key: \(credentials.readKey)")
+            lines.append("admin key: \(credentials.adminKey) (the app's settings: thresholds, webhooks)")
         }
         var logger = Logger(label: "framescope.collector")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info

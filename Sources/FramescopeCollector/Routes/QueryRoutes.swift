@@ -46,7 +46,9 @@ struct QueryRoutes: Sendable {
             guard let candidate = parameters["candidate"].map(String.init), !candidate.isEmpty else {
                 throw CollectorError(.badRequest, code: "missing_parameter", field: "candidate", message: "name the candidate app version: candidate=3.1")
             }
-            return try await queries.compare(app: app, query: query, baseline: baseline, candidate: candidate)
+            // The app's minimum change and sample decide the verdicts (its thresholds, or the defaults).
+            let rules = (try await store.thresholds(app: app) ?? AppThresholds()).verdictRules
+            return try await queries.compare(app: app, query: query, baseline: baseline, candidate: candidate, rules: rules)
         }
 
         group.get("worst") { request, context -> WorstScreensResponse in
