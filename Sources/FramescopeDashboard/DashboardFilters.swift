@@ -17,6 +17,9 @@ public struct DashboardFilters: Sendable, Hashable {
     public var interval = BucketInterval.day
     /// The filter on each rollup dimension (``QueryDimension/rollupDimensions``), as text.
     public var values: [QueryDimension: String] = [:]
+    /// The overview's "break down by" choice (`by=thermalState`): the figures per value of
+    /// this dimension; the network when not given or not a dimension.
+    public var breakdown = RollupDimension.network
 
     /// The filter on `dimension` as text, `nil` for any value.
     public subscript(dimension: QueryDimension) -> String? { values[dimension] }
@@ -26,6 +29,7 @@ public struct DashboardFilters: Sendable, Hashable {
     public init(parameters: [String: String]) {
         if let text = parameters["days"], let days = Int(text), Self.dayChoices.contains(days) { self.days = days }
         if parameters["interval"] == "hour", days <= 14 { interval = .hour }
+        if let text = parameters["by"], let dimension = RollupDimension(rawValue: text) { breakdown = dimension }
         for dimension in QueryDimension.rollupDimensions {
             guard let text = parameters[dimension.queryName], !text.isEmpty else { continue }
             let value = String(text.prefix(128))

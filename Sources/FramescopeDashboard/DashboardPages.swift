@@ -195,13 +195,15 @@ public struct DashboardPages: Sendable {
         var versions: [VersionRow]
         var headers: [String]
         var metricKit: MetricKitSection?
+        var breakdown: BreakdownSection
     }
 
     /// The overview: tiles with Σ/Σ value, median and p90; trends; the split by app version.
     public func overview(app: String, filters: DashboardFilters, now: Double, csrfToken: String = "") async throws -> String {
         let query = filters.query(now: now)
         let base = "/dashboard/apps/\(percentEncode(app))"
-        var chrome = try await chrome(title: "Overview", app: app, filters: filters, now: now, action: base, csrfToken: csrfToken)
+        var chrome = try await chrome(title: "Overview", app: app, filters: filters, now: now, action: base,
+                                      hidden: [Hidden(name: "by", value: filters.breakdown.rawValue)], csrfToken: csrfToken)
         chrome.isOverview = true
         // The split by version reads the dimension-keeping rollups, the slowest read; it runs beside the others.
         async let versionGroups = store.aggregate(app: app, query: AggregateQuery(filter: query, dimension: .appVersion))
@@ -218,10 +220,11 @@ public struct DashboardPages: Sendable {
         let bars = BarList(bars: byVersion.map { BarList.Bar(label: $0.dimensionValue ?? "", value: QueryFigure(.hitchRatio).value(of: $0.rollup),
                                                              basis: "\(groupThousands($0.visits)) visits") },
                            unit: "ms/s", title: "Hitch ratio by app version")
+        let breakdown = try await breakdownSection(app: app, filters: filters, query: query, base: base, chrome: chrome)
         let page = OverviewPage(page: chrome, hasData: total.visits > 0,
                                 basis: Self.basis(total),
                                 tiles: tiles(total, thresholds: chrome.thresholds), charts: charts, versionBars: byVersion.isEmpty ? "" : bars.svg(), versions: versions,
-                                headers: Self.columnHeaders, metricKit: metricKit)
+                                headers: Self.columnHeaders, metricKit: metricKit, breakdown: breakdown)
         return library.render(page, withTemplate: "overview") ?? ""
     }
 
