@@ -120,6 +120,28 @@ def main():
         driver.execute_script("document.getElementById('metrickit-table').scrollIntoView()")
         shot(driver, "02b-overview-metrickit")
 
+        # Break down by any dimension: the thermal state, chosen in the form; its rows add up
+        # to every visit, and a row's link filters by its value.
+        from selenium.webdriver.support.ui import Select
+        Select(driver.find_element(By.ID, "breakdown-by")).select_by_value("thermalState")
+        driver.find_element(By.CSS_SELECTOR, "#breakdown-form button").click()
+        thermal = values(driver, "#breakdown-table tbody tr", "data-breakdown-value")
+        check(len(thermal) >= 2 and set(thermal) <= {"nominal", "fair", "serious", "critical"},
+              f"the break-down by thermal state lists the demo's states ({thermal})")
+        cells = driver.find_elements(By.CSS_SELECTOR, "#breakdown-table tbody tr td:nth-of-type(1)")
+        counted = sum(int(c.text.replace("\u202f", "").replace(" ", "").replace(",", "")) for c in cells)
+        total = sum(s["visits"] for s in api(url, read_key, "/v1/apps/demo/screens")["screens"])
+        check(counted == total, f"the break-down's visits add up to every visit ({counted} of {total})")
+        driver.execute_script("document.getElementById('breakdown-table').scrollIntoView()")
+        shot(driver, "02c-overview-breakdown")
+        driver.find_element(By.CSS_SELECTOR, "#breakdown-table tbody tr:last-child th a").click()
+        chosen = Select(driver.find_element(By.CSS_SELECTOR, "select[name='thermalState']")).first_selected_option.get_attribute("value")
+        check(chosen == thermal[-1], f"a break-down row's link sets that filter in the filter bar ({chosen})")
+        narrowed = values(driver, "#breakdown-table tbody tr", "data-breakdown-value")
+        check(narrowed == [thermal[-1]], f"with the filter set, the break-down shows that value alone ({narrowed})")
+        displays = [o.get_attribute("value") for o in Select(driver.find_element(By.CSS_SELECTOR, "select[name='maxRefreshRate']")).options]
+        check("60" in displays and "120" in displays, f"the filter bar offers the display maximum ({displays})")
+
         # Screens: worst first by hitch ratio; a heading click sorts; numbers match the API.
         driver.get(url + "/dashboard/apps/demo/screens")
         rows = values(driver, "#screens-table tbody tr", "data-screen")
