@@ -18,6 +18,8 @@ artifacts/screenshots/hostile-*.png.
 Usage: scripts/hostile_e2e.py BINARY   (scripts/hostile-e2e finds the binary and calls it)
 """
 import copy
+import csv
+import io
 import datetime
 import gzip
 import json
@@ -380,6 +382,49 @@ def read_routes(collector):
     names = [entry.get("screen") for entry in (screens or {}).get("screens", [])]
     check(XSS_SCREEN in names and XSS_PREPEND_SCREEN in names,
           f"the screens route returns the hostile screens verbatim ({[short(n, 30) for n in names]})")
+    export_route(c, span, filters)
+
+
+def export_route(c, span, filters):
+    """GET …/events: every line is JSON holding the event as sent (hostile names included),
+    cursors resume exactly, hostile cursors and tag filters are refused or harmless, and a
+    CSV cell that a spreadsheet would run as a formula is defused."""
+    auth = {"Authorization": "Bearer " + c.read_key}
+    formula = '=HYPERLINK("http://evil.example","click"),x'
+    status, _, _ = c.post(c.batch([c.event(screen=formula, hours_ago=2)]))
+    check(status == 202, f"a visit to a screen named like a spreadsheet formula is stored: {status}")
+    for chosen in filters + [{"tag.\u202e\"')--": "x"}, {"tag.k": "\u0000"}, {"thermalState": "'; DROP TABLE events; --"}]:
+        query = urllib.parse.urlencode({**span, **chosen}, quote_via=urllib.parse.quote)
+        status, _, raw = http(f"{c.url}/v1/apps/shop/events?{query}", headers=auth)
+        up = c.healthy()
+        label = ", ".join(f"{k}={short(v, 24)}" for k, v in chosen.items()) or "no filter"
+        check((status == 200 or 400 <= status < 500) and up, f"GET /v1/apps/shop/events ({label}): {status or 'no answer'}, collector {'up' if up else 'DOWN'}")
+    status, _, raw = http(f"{c.url}/v1/apps/shop/events?" + urllib.parse.urlencode(span), headers=auth)
+    lines = raw.decode().splitlines() if status == 200 else []
+    parsed = []
+    for line in lines:
+        try:
+            parsed.append(json.loads(line))
+        except ValueError:
+            parsed.append(None)
+    check(lines and all(p is not None and "cursor" in p and "event" in p for p in parsed),
+          f"every export line is a JSON object with its cursor and event ({len(lines)} lines)")
+    exported = {p["event"]["screen"] for p in parsed if p}
+    check(XSS_SCREEN in exported and XSS_PREPEND_SCREEN in exported, "the export carries the hostile screens verbatim")
+    if len(parsed) > 3:
+        cursor = parsed[2]["cursor"]
+        _, _, rest = http(f"{c.url}/v1/apps/shop/events?" + urllib.parse.urlencode({**span, "after": cursor}), headers=auth)
+        check(rest.decode().splitlines() == lines[3:], "resuming after a line's cursor gives exactly the lines after it")
+    for cursor in ["0" * 16 + "-" + "9" * 19, "7ff8000000000000-1", "../../etc/passwd", "%00", "41d9cd8b8c07e6b4-" + "1" * 40, "-" * 5000]:
+        status, _, _ = http(f"{c.url}/v1/apps/shop/events?" + urllib.parse.urlencode({**span, "after": cursor}), headers=auth)
+        check(status in (200, 400) and c.healthy(), f"a hostile cursor ({short(cursor, 24)}) is refused or harmless: {status}")
+    status, _, raw = http(f"{c.url}/v1/apps/shop/events?" + urllib.parse.urlencode(span), headers={**auth, "Accept": "text/csv"})
+    rows = list(csv.reader(io.StringIO(raw.decode()))) if status == 200 else []
+    screens = [row[3] for row in rows[1:] if len(row) > 3]
+    check(rows and all(len(row) == len(rows[0]) for row in rows), f"the CSV export is rectangular ({len(rows)} rows)")
+    check(screens and not any(s[:1] in ("=", "+", "-", "@") for s in screens),
+          "no CSV cell of a device's text starts as a formula (=, +, -, @)")
+    check("'" + formula in screens, "the formula-like screen is exported as text, prefixed with '")
 
 
 def metrics(collector):
