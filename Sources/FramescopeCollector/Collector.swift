@@ -12,6 +12,8 @@ import ServiceLifecycle
 /// - ``IngestRoutes``: `POST /v1/events` (ingest key, rate limit, ``IngestService``);
 /// - ``QueryRoutes``: `GET /v1/apps/{app}/…` (read key of that app);
 /// - ``SettingsRoutes``: `GET`/`PUT /v1/apps/{app}/thresholds` (read or admin key; admin key to change);
+/// - ``AlertRoutes``: `GET /v1/apps/{app}/alerts` (read key), acknowledging an alert and
+///   the app's webhooks (admin key);
 /// - whatever `additionalRoutes` adds (the dashboard's pages), under the same middleware.
 ///
 /// Every error is JSON, `{"error": {"code", "field", "message"}}` (``ErrorShapeMiddleware``),
@@ -46,6 +48,7 @@ public struct Collector {
         IngestRoutes(service: ingest).addRoutes(to: router, store: store, limiter: RateLimiter(requestsPerSecond: limits.requestsPerSecond, burst: limits.burst), clock: clock)
         QueryRoutes(store: store, queries: CollectorQueries(store: store), clock: clock).addRoutes(to: router)
         SettingsRoutes(store: store, clock: clock).addRoutes(to: router)
+        AlertRoutes(store: store, clock: clock).addRoutes(to: router)
         ExportRoutes(store: store, clock: clock).addRoutes(to: router)
         additionalRoutes(router)
         router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes.map { ($0.method.rawValue, $0.path.description) }))

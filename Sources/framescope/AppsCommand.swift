@@ -7,8 +7,8 @@ import FramescopeCore
 struct AppsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apps",
-        abstract: "Create, list, rotate and revoke the collector's apps and their keys; show and set their thresholds.",
-        subcommands: [CreateApp.self, ListApps.self, RotateKey.self, RevokeApp.self, Thresholds.self]
+        abstract: "Create, list, rotate and revoke the collector's apps and their keys; show and set their thresholds; their webhooks and regression alerts.",
+        subcommands: [CreateApp.self, ListApps.self, RotateKey.self, RevokeApp.self, Thresholds.self, Webhooks.self, Alerts.self]
     )
 
     struct CreateApp: AsyncParsableCommand {

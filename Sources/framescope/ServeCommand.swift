@@ -57,7 +57,14 @@ struct ServeCommand: AsyncParsableCommand {
                                valueName: "path"))
     var adminTokenFile: String?
 
+    @Option(help: ArgumentHelp("The collector's address as webhook receivers and browsers reach it, for the links in regression alerts (default http://HOST:PORT).",
+                               valueName: "url"))
+    var publicURL: String?
+
     mutating func validate() throws {
+        if let publicURL, let problem = WebhookURL.problem(publicURL) {
+            throw ValidationError("--public-url: \(problem.message.replacingOccurrences(of: "url ", with: "it "))")
+        }
         if !(0...65535).contains(port) { throw ValidationError("--port must be 0–65535") }
         if !(retentionDays > 0 && retentionDays <= 36_500) { throw ValidationError("--retention-days must be more than 0 and at most 36500") }
         if !(rateLimit > 0 && rateLimit <= 1_000_000) { throw ValidationError("--rate-limit must be more than 0 and at most 1000000") }
@@ -120,7 +127,7 @@ struct ServeCommand: AsyncParsableCommand {
         let app = Application(
             router: collector.router,
             configuration: .init(address: .hostname(host, port: port), serverName: "framescope"),
-            services: collector.services(retention: retentionDays * 86_400, logger: logger),
+            services: collector.services(retention: retentionDays * 86_400, publicURL: publicURL ?? "http://\(host):\(port)", logger: logger),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? 0
                 var text = announcement

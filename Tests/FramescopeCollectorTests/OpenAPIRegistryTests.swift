@@ -34,7 +34,9 @@ struct OpenAPIRegistryTests {
     @Test("Every read route takes exactly the registry's dimensions as filters, with the registry's values")
     func dimensions() throws {
         // The app's settings (thresholds) are not a data query: they take no filters.
-        let readPaths = (object("paths") as? [String: Any] ?? [:]).keys.filter { $0.hasPrefix("/v1/apps/{app}/") && !$0.hasSuffix("/thresholds") }.sorted()
+        // Nor are its alerts and webhooks (an alert holds the figures as they were evaluated).
+        let settingsPaths = ["/thresholds", "/alerts", "/alerts/{id}/acknowledge", "/webhooks", "/webhooks/{id}"].map { "/v1/apps/{app}" + $0 }
+        let readPaths = (object("paths") as? [String: Any] ?? [:]).keys.filter { $0.hasPrefix("/v1/apps/{app}/") && !settingsPaths.contains($0) }.sorted()
         #expect(readPaths.count == 7)
         for path in readPaths {
             let filters = parameters(of: path).filter { ($0["in"] as? String) == "query" && QueryDimension(queryName: $0["name"] as? String ?? "") != nil }
@@ -92,6 +94,25 @@ struct OpenAPIRegistryTests {
         let example = try JSONSerialization.data(withJSONObject: try #require(content?["example"]))
         let settings = try JSONDecoder().decode(AppThresholds.self, from: example)
         #expect(settings.problem() == nil && !settings.isEmpty)
+    }
+
+    @Test("Alerts and webhooks: the states, figures and keys are the collector's; the webhook example is a valid URL")
+    func alerts() throws {
+        #expect(object("components", "schemas", "AlertDelivery", "properties", "state", "enum") as? [String] == DeliveryState.allCases.map(\.rawValue))
+        #expect(object("components", "schemas", "RegressionAlert", "properties", "metric", "enum") as? [String] == VisitMetric.allCases.map(\.rawValue))
+        #expect(object("paths", "/v1/apps/{app}/alerts", "get", "security") as? [[String: [String]]] == [["readKey": []]])
+        for (path, method) in [("/alerts/{id}/acknowledge", "post"), ("/webhooks", "get"), ("/webhooks", "post"), ("/webhooks/{id}", "delete")] {
+            #expect(object("paths", "/v1/apps/{app}" + path, method, "security") as? [[String: [String]]] == [["adminKey": []]], "\(method) \(path)")
+        }
+        let content = object("paths", "/v1/apps/{app}/webhooks", "post", "requestBody", "content", "application/json") as? [String: Any]
+        let example = try #require((content?["example"] as? [String: String])?["url"])
+        #expect(WebhookURL.problem(example) == nil)
+        let payloadKeys = (object("components", "schemas", "WebhookPayload", "properties") as? [String: Any])?.keys.sorted()
+        let alert = RegressionAlert(id: 1, app: "a", screen: "s", metric: "hitchRatio", baseline: "1", candidate: "2",
+                                    figures: FigureChange(metric: "hitchRatio", unit: "ms/s", baselineVisits: 2, candidateVisits: 2, verdict: .regressed),
+                                    from: "", to: "", createdAt: "", acknowledgedAt: nil, deliveries: [])
+        let encoded = try JSONSerialization.jsonObject(with: Data(try WebhookPayload(alert, publicURL: "http://x").encoded())) as? [String: Any]
+        #expect(payloadKeys == encoded?.keys.sorted())
     }
 
     @Test("Verdicts use Core's words")

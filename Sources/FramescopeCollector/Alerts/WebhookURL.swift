@@ -31,6 +31,9 @@ public enum WebhookURL {
         guard !text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F || !$0.isASCII }) else {
             return WebhookURLError("url may not contain spaces, control characters or non-ASCII text (percent-encode it)")
         }
+        if let bad = text.unicodeScalars.first(where: { !allowed.contains($0) }) {
+            return WebhookURLError("url may not contain '\(bad)' (RFC 3986 allows letters, digits and -._~:/?#[]@!$&'()*+,;=%; percent-encode others)")
+        }
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased() else {
             return WebhookURLError("url must be an absolute http or https URL")
         }
@@ -46,6 +49,9 @@ public enum WebhookURL {
         guard URL(string: text) != nil else { return WebhookURLError("url must be an absolute http or https URL") }
         return nil
     }
+
+    /// The characters RFC 3986 allows in a URL: unreserved, reserved and `%`.
+    private static let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;=%")
 
     /// `text` when it is an acceptable webhook URL.
     /// - Throws: ``WebhookURLError`` saying what is wrong.
