@@ -21,6 +21,10 @@ extension DashboardPages {
         var summary: String
         /// The verdict rule in words, with the app's minimum change and sample.
         var verdictRule: String
+        /// The one screen shown (`?screen=`, as an alert links it), or `nil` for all.
+        var onlyScreen: String? = nil
+        /// The same comparison with every screen.
+        var allScreensLink = ""
     }
 
     static func summary(regressed: Int, improved: Int) -> String {
@@ -39,7 +43,11 @@ extension DashboardPages {
     /// Per screen, each figure's change from `baseline` to `candidate` with its interval
     /// and verdict under the app's verdict rules (its minimum change and sample,
     /// ``AppThresholds/verdictRules``), regressions first. Without a choice, the two newest versions.
-    public func compare(app: String, filters: DashboardFilters, baseline: String?, candidate: String?, now: Double, csrfToken: String = "") async throws -> String {
+    ///
+    /// With `screen`, only that screen's row is shown, from the same comparison over every
+    /// screen, so its intervals are those a regression alert on it was raised with.
+    public func compare(app: String, filters: DashboardFilters, baseline: String?, candidate: String?, now: Double, csrfToken: String = "",
+                        screen: String? = nil) async throws -> String {
         var unfiltered = filters
         unfiltered.values[.appVersion] = nil
         let query = unfiltered.query(now: now)
@@ -70,13 +78,17 @@ extension DashboardPages {
                 })
             }
         }
-        let page = ComparePage(page: chrome, hasVersions: versions.count >= 2,
+        let onlyScreen = screen.flatMap { $0.isEmpty ? nil : String($0.prefix(128)) }
+        if let onlyScreen { rows = rows.filter { $0.screen == onlyScreen } }
+        var page = ComparePage(page: chrome, hasVersions: versions.count >= 2,
                                baselineOptions: versions.map { Option(value: $0, label: $0, selected: $0 == chosenBaseline) },
                                candidateOptions: versions.map { Option(value: $0, label: $0, selected: $0 == chosenCandidate) },
                                baseline: chosenBaseline, candidate: chosenCandidate, hasData: !rows.isEmpty, rows: rows,
                                headers: Self.columnHeaders,
                                summary: Self.summary(regressed: rows.filter { $0.verdict == "regressed" }.count, improved: rows.filter { $0.verdict == "improved" }.count),
                                verdictRule: Self.verdictRule(chrome.thresholds))
+        page.onlyScreen = onlyScreen
+        page.allScreensLink = base + "/compare" + unfiltered.queryString([("baseline", chosenBaseline), ("candidate", chosenCandidate)])
         return library.render(page, withTemplate: "compare") ?? ""
     }
 }

@@ -28,7 +28,7 @@ public struct DashboardPages: Sendable {
         }
         ScalarHTMLContentType.register()
         var library = MustacheLibrary()
-        for name in ["layout", "filters", "sign-in", "overview", "screens", "screen", "compare"] {
+        for name in ["layout", "filters", "sign-in", "overview", "screens", "screen", "compare", "alerts"] {
             let text = try String(contentsOf: templates.appendingPathComponent("\(name).mustache"), encoding: .utf8)
             guard text.hasPrefix("{{% CONTENT_TYPE: \(ScalarHTMLContentType.name)}}") else {
                 throw DashboardError("template \(name) does not start with the FRAMESCOPE_HTML content type")
@@ -54,9 +54,12 @@ public struct DashboardPages: Sendable {
         var overviewLink: String
         var screensLink: String
         var compareLink: String
+        /// The regression alerts page.
+        var alertsLink: String
         var isOverview = false
         var isScreens = false
         var isCompare = false
+        var isAlerts = false
         var action: String
         var selects: [Select]
         var hidden: [Hidden]
@@ -96,6 +99,7 @@ public struct DashboardPages: Sendable {
         let query = filters.queryString()
         return Chrome(title: title, app: app, appName: name, css: css,
                       overviewLink: base + query, screensLink: base + "/screens" + query, compareLink: base + "/compare" + query,
+                      alertsLink: base + "/alerts" + query,
                       action: action, selects: selects, hidden: hidden,
                       rangeText: "\(ISO8601.format(unixSeconds: from).prefix(16).replacingOccurrences(of: "T", with: " ")) to \(ISO8601.format(unixSeconds: to).prefix(16).replacingOccurrences(of: "T", with: " ")) UTC", csrfToken: csrfToken,
                       thresholds: thresholds, bandNotes: Self.bandNotes(thresholds))

@@ -115,9 +115,11 @@ public struct DashboardRoutes: Sendable {
             let parameters = request.uri.queryParameters
             return try await page(request, context) { app, filters, now, csrf in
                 try await pages.compare(app: app, filters: filters, baseline: parameters["baseline"].map(String.init),
-                                        candidate: parameters["candidate"].map(String.init), now: now, csrfToken: csrf)
+                                        candidate: parameters["candidate"].map(String.init), now: now, csrfToken: csrf,
+                                        screen: parameters["screen"].map(String.init))
             }
         }
+        registerAlerts(on: router)
     }
 
     /// The form the sign-in page posts.
