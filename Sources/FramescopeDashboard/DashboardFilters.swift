@@ -6,7 +6,8 @@ import FramescopeCore
 ///
 /// `days` (1, 7, 14, 30 or 90; default 30) ends at the current hour's end; `interval`
 /// is `day` or `hour` (hours only up to 14 days); a filter per rollup dimension of the
-/// registry (``QueryDimension/rollupDimensions``) as in the query API.
+/// registry (``QueryDimension/rollupDimensions``) and one on a declared tag
+/// (`tag.KEY=VALUE`, ``DeclaredTags``), as in the query API.
 public struct DashboardFilters: Sendable, Hashable {
     /// The ranges the range menu offers, in days.
     public static let dayChoices = [1, 7, 14, 30, 90]
@@ -20,16 +21,33 @@ public struct DashboardFilters: Sendable, Hashable {
     /// The overview's "break down by" choice (`by=thermalState`): the figures per value of
     /// this dimension; the network when not given or not a dimension.
     public var breakdown = RollupDimension.network
+    /// The filter on a declared tag (`tag.experiment=B`), `nil` for any value.
+    public var tag: TagFilter?
+    /// The overview's break-down by a declared tag (`by=tag.experiment`), which takes the
+    /// place of ``breakdown``; `nil` for a dimension.
+    public var breakdownTag: String?
 
     /// The filter on `dimension` as text, `nil` for any value.
     public subscript(dimension: QueryDimension) -> String? { values[dimension] }
 
     /// Filters from URL query parameters; unknown or malformed values fall back to the
-    /// defaults (a dimension's value is cut to 128 characters and must be one it takes).
-    public init(parameters: [String: String]) {
+    /// defaults (a dimension's value is cut to 128 characters and must be one it takes). A
+    /// tag filter or break-down counts only for a key in `declaredTags` (the first such
+    /// filter by key); a break-down by a tag other than the filtered one falls back to the
+    /// network, since one tag's rollups answer a query.
+    public init(parameters: [String: String], declaredTags: [String] = []) {
         if let text = parameters["days"], let days = Int(text), Self.dayChoices.contains(days) { self.days = days }
         if parameters["interval"] == "hour", days <= 14 { interval = .hour }
         if let text = parameters["by"], let dimension = RollupDimension(rawValue: text) { breakdown = dimension }
+        for (name, value) in parameters.sorted(by: { $0.key < $1.key }) {
+            guard tag == nil, let key = DeclaredTags.key(inParameter: name), declaredTags.contains(key), !value.isEmpty,
+                  DeclaredTags.problem(value: value) == nil else { continue }
+            tag = TagFilter(key: key, value: value)
+        }
+        if let text = parameters["by"], let key = DeclaredTags.key(inParameter: text), declaredTags.contains(key),
+           tag == nil || tag?.key == key {
+            breakdownTag = key
+        }
         for dimension in QueryDimension.rollupDimensions {
             guard let text = parameters[dimension.queryName], !text.isEmpty else { continue }
             let value = String(text.prefix(128))
@@ -48,6 +66,7 @@ public struct DashboardFilters: Sendable, Hashable {
         let (from, to) = range(now: now)
         var query = ScreenQuery(from: from, to: to, screen: screen)
         for (dimension, value) in values { query[dimension] = value }
+        query.tag = tag
         return query
     }
 
@@ -58,12 +77,18 @@ public struct DashboardFilters: Sendable, Hashable {
         for dimension in QueryDimension.rollupDimensions {
             if let value = values[dimension] { pairs.append((dimension.queryName, value)) }
         }
+        if let tag { pairs.append((DeclaredTags.parameterPrefix + tag.key, tag.value)) }
         pairs += extra
         return "?" + pairs.map { "\(percentEncode($0.0))=\(percentEncode($0.1))" }.joined(separator: "&")
     }
 
-    /// Whether any rollup dimension is filtered.
-    public var isFiltered: Bool { !values.isEmpty }
+    /// Whether any rollup dimension or a tag is filtered.
+    public var isFiltered: Bool { !values.isEmpty || tag != nil }
+
+    /// The break-down choice as the `by` parameter writes it (`network`, `tag.experiment`).
+    public var breakdownParameter: String {
+        breakdownTag.map { DeclaredTags.parameterPrefix + $0 } ?? breakdown.rawValue
+    }
 }
 
 /// Percent-encodes everything but the unreserved URL characters (RFC 3986).

@@ -17,27 +17,35 @@ extension DashboardPages {
         var hidden: [Hidden]
     }
 
-    /// The figures of `query` per value of `filters.breakdown`.
+    /// The figures of `query` per value of `filters.breakdown`, or of the declared tag
+    /// `filters.breakdownTag`; the choices are every dimension and every declared tag.
     func breakdownSection(app: String, filters: DashboardFilters, query: ScreenQuery, base: String, chrome: Chrome) async throws -> BreakdownSection {
         let dimension = filters.breakdown
-        let groups = try await store.aggregate(app: app, query: AggregateQuery(filter: query, dimension: dimension))
+        let tagKey = filters.breakdownTag
+        let groups = try await store.aggregate(app: app, query: tagKey.map { AggregateQuery(filter: query, tagKey: $0) }
+                                                                    ?? AggregateQuery(filter: query, dimension: dimension))
         let rows = groups.map { group -> BreakdownSection.Row in
             let value = group.dimensionValue ?? ""
             var fixed = filters
-            fixed.values[dimension.dimension] = value
-            return BreakdownSection.Row(value: value, label: dimension.dimension.displayValue(value),
-                                        link: base + fixed.queryString([("by", dimension.rawValue)]),
+            if let tagKey { fixed.tag = TagFilter(key: tagKey, value: value) } else { fixed.values[dimension.dimension] = value }
+            return BreakdownSection.Row(value: value, label: tagKey == nil ? dimension.dimension.displayValue(value) : value,
+                                        link: base + fixed.queryString([("by", filters.breakdownParameter)]),
                                         visits: groupThousands(group.visits), cells: cells(group.rollup, thresholds: chrome.thresholds))
         }
-        let choices = RollupDimension.allCases.map {
-            BreakdownSection.Choice(value: $0.rawValue, label: $0.dimension.label, selected: $0 == dimension)
+        var choices = RollupDimension.allCases.map {
+            BreakdownSection.Choice(value: $0.rawValue, label: $0.dimension.label, selected: tagKey == nil && $0 == dimension)
+        }
+        for key in try await store.tagKeys(app: app)?.map(\.key) ?? [] where filters.tag == nil || filters.tag?.key == key {
+            choices.append(BreakdownSection.Choice(value: DeclaredTags.parameterPrefix + key, label: "Tag \(key)", selected: key == tagKey))
         }
         var hidden = [Hidden(name: "days", value: String(filters.days))]
         if filters.interval == .hour { hidden.append(Hidden(name: "interval", value: "hour")) }
         for filtered in QueryDimension.rollupDimensions {
             if let value = filters.values[filtered] { hidden.append(Hidden(name: filtered.queryName, value: value)) }
         }
-        return BreakdownSection(heading: dimension.dimension.labelInSentence, column: dimension.dimension.label,
+        if let tag = filters.tag { hidden.append(Hidden(name: DeclaredTags.parameterPrefix + tag.key, value: tag.value)) }
+        let heading = tagKey.map { "tag \($0)" } ?? dimension.dimension.labelInSentence
+        return BreakdownSection(heading: heading, column: tagKey.map { "Tag \($0)" } ?? dimension.dimension.label,
                                 choices: choices, rows: rows, hidden: hidden)
     }
 }

@@ -95,6 +95,17 @@ public struct DashboardPages: Sendable {
             }
             selects.append(Select(name: dimension.dimension.queryName, label: dimension.dimension.label, options: options))
         }
+        // One menu per declared tag; one tag filters at a time (choosing a value clears the
+        // other tags' menus in the script; without it, the first tag by key counts).
+        for key in try await store.tagKeys(app: app)?.map(\.key) ?? [] {
+            let current = filters.tag?.key == key ? filters.tag?.value : nil
+            let values = try await store.tagValues(app: app, key: key, from: from, to: to)
+            var options = [Option(value: "", label: "all", selected: current == nil)]
+            for value in Set(values + [current].compactMap { $0 }).sorted() {
+                options.append(Option(value: value, label: value, selected: value == current))
+            }
+            selects.append(Select(name: DeclaredTags.parameterPrefix + key, label: "Tag \(key)", options: options))
+        }
         let base = "/dashboard/apps/\(percentEncode(app))"
         let query = filters.queryString()
         return Chrome(title: title, app: app, appName: name, css: css,
@@ -207,7 +218,7 @@ public struct DashboardPages: Sendable {
         let query = filters.query(now: now)
         let base = "/dashboard/apps/\(percentEncode(app))"
         var chrome = try await chrome(title: "Overview", app: app, filters: filters, now: now, action: base,
-                                      hidden: [Hidden(name: "by", value: filters.breakdown.rawValue)], csrfToken: csrfToken)
+                                      hidden: [Hidden(name: "by", value: filters.breakdownParameter)], csrfToken: csrfToken)
         chrome.isOverview = true
         // The split by version reads the dimension-keeping rollups, the slowest read; it runs beside the others.
         async let versionGroups = store.aggregate(app: app, query: AggregateQuery(filter: query, dimension: .appVersion))

@@ -172,7 +172,8 @@ public struct DashboardRoutes: Sendable {
         var parameters: [String: String] = [:]
         for (key, value) in request.uri.queryParameters { parameters[String(key)] = String(value) }
         let started = ContinuousClock.now
-        let html = try await render(app, DashboardFilters(parameters: parameters), clock(), grant.csrfToken)
+        let declared = try await pages.store.tagKeys(app: app)?.map(\.key) ?? []
+        let html = try await render(app, DashboardFilters(parameters: parameters, declaredTags: declared), clock(), grant.csrfToken)
         let elapsed = ContinuousClock.now - started
         context.logger.debug("page rendered", metadata: ["path": .string(request.uri.path),
                                                          "ms": .stringConvertible(Double(elapsed / .microseconds(1)) / 1000)])

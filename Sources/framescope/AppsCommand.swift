@@ -8,7 +8,7 @@ struct AppsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apps",
         abstract: "Create, list, rotate and revoke the collector's apps and their keys; show and set their thresholds; their webhooks and regression alerts.",
-        subcommands: [CreateApp.self, ListApps.self, RotateKey.self, RevokeApp.self, Thresholds.self, Webhooks.self, Alerts.self]
+        subcommands: [CreateApp.self, ListApps.self, RotateKey.self, RevokeApp.self, Thresholds.self, Webhooks.self, Alerts.self, Tags.self]
     )
 
     struct CreateApp: AsyncParsableCommand {

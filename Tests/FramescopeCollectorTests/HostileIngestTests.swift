@@ -69,6 +69,12 @@ final class FaultyStore: CollectorStore, @unchecked Sendable {
     func addWebhook(app: String, url: String, now: Double) async throws -> WebhookCredentials? { try await base.addWebhook(app: app, url: url, now: now) }
     func webhooks(app: String) async throws -> [WebhookRecord]? { try await base.webhooks(app: app) }
     func removeWebhook(app: String, id: Int64) async throws -> Bool { try await base.removeWebhook(app: app, id: id) }
+    func tagKeys(app: String) async throws -> [DeclaredTagKey]? { try await base.tagKeys(app: app) }
+    func declareTagKey(app: String, key: String, now: Double) async throws -> Bool? { try await base.declareTagKey(app: app, key: key, now: now) }
+    func removeTagKey(app: String, key: String) async throws -> Bool { try await base.removeTagKey(app: app, key: key) }
+    func tagValues(app: String, key: String, from: Double, to: Double) async throws -> [String] {
+        try await base.tagValues(app: app, key: key, from: from, to: to)
+    }
     func pendingDeliveries(limit: Int) async throws -> [PendingDelivery] { try await base.pendingDeliveries(limit: limit) }
     func recordDelivery(alert: Int64, webhook: Int64, state: DeliveryState, attempts: Int, lastError: String?, now: Double) async throws {
         try await base.recordDelivery(alert: alert, webhook: webhook, state: state, attempts: attempts, lastError: lastError, now: now)

@@ -396,6 +396,10 @@ struct EmptyStore: CollectorStore {
     func addWebhook(app: String, url: String, now: Double) async throws -> WebhookCredentials? { nil }
     func webhooks(app: String) async throws -> [WebhookRecord]? { nil }
     func removeWebhook(app: String, id: Int64) async throws -> Bool { false }
+    func tagKeys(app: String) async throws -> [DeclaredTagKey]? { nil }
+    func declareTagKey(app: String, key: String, now: Double) async throws -> Bool? { nil }
+    func removeTagKey(app: String, key: String) async throws -> Bool { false }
+    func tagValues(app: String, key: String, from: Double, to: Double) async throws -> [String] { [] }
     func pendingDeliveries(limit: Int) async throws -> [PendingDelivery] { [] }
     func recordDelivery(alert: Int64, webhook: Int64, state: DeliveryState, attempts: Int, lastError: String?, now: Double) async throws {}
 }

@@ -9,8 +9,9 @@ import GRDB
 /// without a bound it could create any number of them. As analytics backends do, values
 /// beyond the limit are counted under one bucket, `(other)`, and
 /// `framescope_folded_values_total{app, dimension}` in `/metrics` says how many were.
-/// Network and low-power mode have a fixed set of values. Tags are not a rollup dimension
-/// (they stay in the raw events only).
+/// Network and low-power mode have a fixed set of values. Tags are a rollup dimension only
+/// for the keys an app declares, each with ``DeclaredTags/defaultDailyValueLimit`` values
+/// a day (ledger name `tag.KEY`); every other tag stays in the raw events only.
 public struct CardinalityLimits: Sendable, Hashable {
     /// The bucket that values beyond a limit fold into; devices may not send it themselves.
     public static let other = "(other)"
@@ -60,7 +61,16 @@ struct CardinalityGate {
     /// `value` when it is known or fits under the limit (recording it), else `(other)`.
     mutating func admit(_ value: String, app: String, day: Int64, dimension queryDimension: QueryDimension, _ db: Database) throws -> String {
         guard let limit = limits.limit(queryDimension) else { return value }
-        let dimension = queryDimension.queryName
+        return try admit(value, app: app, day: day, name: queryDimension.queryName, limit: limit, db)
+    }
+
+    /// `value` of the declared tag `key` when it is known or fits under the tag's daily
+    /// limit (recording it as `tag.KEY`), else `(other)`.
+    mutating func admit(_ value: String, app: String, day: Int64, tagKey: String, _ db: Database) throws -> String {
+        try admit(value, app: app, day: day, name: DeclaredTags.parameterPrefix + tagKey, limit: DeclaredTags.defaultDailyValueLimit, db)
+    }
+
+    private mutating func admit(_ value: String, app: String, day: Int64, name dimension: String, limit: Int, _ db: Database) throws -> String {
         let key = Key(app: app, day: day, dimension: dimension)
         if known[key] == nil {
             known[key] = Set(try String.fetchAll(db, sql: "SELECT value FROM dimension_values WHERE app_id = ? AND day = ? AND dimension = ?",

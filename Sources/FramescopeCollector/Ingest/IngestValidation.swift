@@ -187,6 +187,9 @@ struct IngestValidator {
             if let problem = WireText.problem(in: value, maximumBytes: VisitContext.maximumTagLength, allowEmpty: true) {
                 return ("context.tags.\(key)", "tag value \(problem)")
             }
+            if value == CardinalityLimits.other || value == DeclaredTags.none {
+                return ("context.tags.\(key)", "tag value '\(value)' is reserved (folded values and visits without the tag)")
+            }
         }
         if event.report.frames == 0 { return ("report.frames", "a visit needs at least one measured frame") }
         if event.report.duration > event.duration + 1 {

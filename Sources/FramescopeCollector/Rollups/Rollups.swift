@@ -194,17 +194,30 @@ public struct RollupRead: Sendable, Hashable {
     public var from: Int64
     /// Bucket starts before this, Unix seconds.
     public var to: Int64
+    /// The declared tag whose rollups to read (``RollupLevel/hourly`` or
+    /// ``RollupLevel/daily`` of that tag), or `nil` for the dimension rollups.
+    public var tagKey: String? = nil
 
     /// The reads that cover `[from, to)` with the fewest rows: whole UTC days from a
     /// daily level, the hours before the first and after the last whole day from an
     /// hourly level; the screen levels when no dimension is filtered or grouped, the
-    /// levels with every dimension otherwise. `from` is rounded down to its hour. Hourly
-    /// series read only an hourly level.
+    /// levels with every dimension otherwise; a declared tag's levels when a tag is
+    /// filtered or grouped by (``AggregateQuery/tagRollup``). `from` is rounded down to its
+    /// hour. Hourly series read only an hourly level.
     public static func plan(for query: AggregateQuery) -> [RollupRead] {
+        let tagKey = query.tagRollup
+        return levelPlan(for: query).map { read in
+            var read = read
+            read.tagKey = tagKey
+            return read
+        }
+    }
+
+    private static func levelPlan(for query: AggregateQuery) -> [RollupRead] {
         let hourFrom = RollupLevel.floor(Int64(query.filter.from.rounded(.down)), to: 3600)
         let end = Int64(query.filter.to.rounded(.up))
         guard end > hourFrom else { return [] }
-        let needsDimensions = query.filter.filtersDimensions || query.dimension != nil
+        let needsDimensions = query.filter.filtersDimensions || query.dimension != nil || query.tagKey != nil
         let hourly: RollupLevel = needsDimensions ? .hourly : .screenHourly
         let daily: RollupLevel = needsDimensions ? .daily : .screenDaily
         guard query.interval != .hour else { return [RollupRead(level: hourly, from: hourFrom, to: end)] }

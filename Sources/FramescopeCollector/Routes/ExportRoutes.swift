@@ -70,14 +70,11 @@ struct ExportRoutes: Sendable {
 /// filters, each checked as the wire format checks tags.
 func eventQuery(_ parameters: Parameters, now: Double) throws -> EventQuery {
     var query = EventQuery(screens: try screenQuery(parameters, now: now))
-    for (name, value) in parameters where name.hasPrefix("tag.") {
-        let key = String(name.dropFirst(4))
+    for (name, value) in parameters {
+        guard let key = DeclaredTags.key(inParameter: name) else { continue }
         let field = String(name)
-        guard WireText.isValid(key, maximumBytes: VisitContext.maximumTagLength) else {
-            throw CollectorError(.badRequest, code: "invalid_parameter", field: field, message: "a tag key is 1 to 64 bytes without control or format characters")
-        }
-        guard WireText.isValid(String(value), maximumBytes: VisitContext.maximumTagLength, allowEmpty: true) else {
-            throw CollectorError(.badRequest, code: "invalid_parameter", field: field, message: "a tag value is 0 to 64 bytes without control or format characters")
+        if let problem = DeclaredTags.problem(key: key) ?? DeclaredTags.problem(value: String(value)) {
+            throw CollectorError(.badRequest, code: "invalid_parameter", field: field, message: problem)
         }
         query.tags[key] = String(value)
         guard query.tags.count <= EventQuery.maximumTagFilters else {

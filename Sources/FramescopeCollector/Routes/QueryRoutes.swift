@@ -4,13 +4,15 @@ import Hummingbird
 
 /// The read routes, under `/v1/apps/{app}` with `Authorization: Bearer <read key>` of that
 /// app (``ReadKeyAuthenticator``) and the common parameters `from`, `to` (ISO 8601; default
-/// the last 30 days) and the filters of ``screenQuery(_:now:)``:
+/// the last 30 days), the filters of ``screenQuery(_:now:)`` and one declared tag's filter
+/// (``tagFilter(_:declared:)``):
 /// - `GET …/screens`: per-screen reports (``ScreensResponse``);
 /// - `GET …/timeseries?metric&interval`: ``TimeSeriesResponse``;
 /// - `GET …/compare?baseline&candidate`: ``ComparisonResponse``;
 /// - `GET …/worst?by&limit&minVisits`: ``WorstScreensResponse``;
 /// - `GET …/percentiles`: ``PercentilesResponse``;
-/// - `GET …/metrickit`: Apple's figures per app version (``MetricKitVersionsResponse``).
+/// - `GET …/metrickit`: Apple's figures per app version (``MetricKitVersionsResponse``);
+/// - `GET …/tags`: the declared tag keys that `tag.KEY` filters may name (``TagKeysResponse``).
 struct QueryRoutes: Sendable {
     let store: any CollectorStore
     let queries: CollectorQueries
@@ -19,12 +21,12 @@ struct QueryRoutes: Sendable {
     func addRoutes(to router: Router<CollectorRequestContext>) {
         let group = router.group("/v1/apps/:app").add(middleware: ReadKeyAuthenticator(store: store, clock: clock))
         group.get("screens") { request, context -> ScreensResponse in
-            let (app, query) = try readQuery(request, context)
+            let (app, query) = try await readQuery(request, context)
             return ScreensResponse(screens: try await store.screens(app: app, query: query))
         }
 
         group.get("timeseries") { request, context -> TimeSeriesResponse in
-            let (app, query) = try readQuery(request, context)
+            let (app, query) = try await readQuery(request, context)
             let parameters = request.uri.queryParameters
             let figure = try figureParameter(parameters, name: "metric", default: "hitchRatio")
             let intervalText = parameters["interval"].map(String.init) ?? "day"
@@ -38,7 +40,7 @@ struct QueryRoutes: Sendable {
         }
 
         group.get("compare") { request, context -> ComparisonResponse in
-            let (app, query) = try readQuery(request, context)
+            let (app, query) = try await readQuery(request, context)
             let parameters = request.uri.queryParameters
             guard let baseline = parameters["baseline"].map(String.init), !baseline.isEmpty else {
                 throw CollectorError(.badRequest, code: "missing_parameter", field: "baseline", message: "name the baseline app version: baseline=3.0")
@@ -52,7 +54,7 @@ struct QueryRoutes: Sendable {
         }
 
         group.get("worst") { request, context -> WorstScreensResponse in
-            let (app, query) = try readQuery(request, context)
+            let (app, query) = try await readQuery(request, context)
             let parameters = request.uri.queryParameters
             let figure = try figureParameter(parameters, name: "by", default: "hitchRatio")
             let limit = try integerParameter(parameters, name: "limit", default: 10, range: 1...1000)
@@ -61,19 +63,32 @@ struct QueryRoutes: Sendable {
         }
 
         group.get("percentiles") { request, context -> PercentilesResponse in
-            let (app, query) = try readQuery(request, context)
+            let (app, query) = try await readQuery(request, context)
             return try await queries.percentiles(app: app, query: query)
         }
 
         group.get("metrickit") { request, context -> MetricKitVersionsResponse in
-            let (app, query) = try readQuery(request, context)
+            let (app, query) = try await readQuery(request, context)
             return MetricKitVersionsResponse(versions: try await store.metricKitVersions(app: app, query: query))
+        }
+
+        group.get("tags") { _, context -> TagKeysResponse in
+            let app = try context.authenticatedApp()
+            return TagKeysResponse(try await store.tagKeys(app: app) ?? [])
         }
     }
 
-    /// The authenticated app and the query's time range and filters.
-    func readQuery(_ request: Request, _ context: CollectorRequestContext) throws -> (app: String, query: ScreenQuery) {
-        (try context.authenticatedApp(), try screenQuery(request.uri.queryParameters, now: clock()))
+    /// The authenticated app and the query's time range and filters, with a declared tag's
+    /// filter (``tagFilter(_:declared:)``; the app's keys are read only when one is given).
+    func readQuery(_ request: Request, _ context: CollectorRequestContext) async throws -> (app: String, query: ScreenQuery) {
+        let app = try context.authenticatedApp()
+        let parameters = request.uri.queryParameters
+        var query = try screenQuery(parameters, now: clock())
+        if parameters.contains(where: { DeclaredTags.key(inParameter: $0.key) != nil }) {
+            let declared = try await store.tagKeys(app: app)?.map(\.key) ?? []
+            query.tag = try tagFilter(parameters, declared: declared)
+        }
+        return (app, query)
     }
 }
 
@@ -87,6 +102,25 @@ public struct ScreensResponse: ResponseEncodable, Decodable, Sendable {
 public struct MetricKitVersionsResponse: ResponseEncodable, Decodable, Sendable {
     /// One entry per app version, by version.
     public var versions: [MetricKitVersionSummary]
+}
+
+/// `{"tags": [{"key": "experiment", "declaredAt": "2026-11-25T14:00:00Z"}]}`: an app's
+/// declared tag keys (``DeclaredTags``), by key.
+public struct TagKeysResponse: ResponseEncodable, Codable, Sendable, Hashable {
+    /// One declared key.
+    public struct Tag: Codable, Sendable, Hashable {
+        /// The key, as `tag.KEY` filters name it.
+        public var key: String
+        /// When it was declared (ISO 8601, UTC): its rollups count visits stored from then on.
+        public var declaredAt: String
+    }
+    /// The keys, by key.
+    public var tags: [Tag]
+
+    /// The answer for `keys`.
+    public init(_ keys: [DeclaredTagKey]) {
+        tags = keys.map { Tag(key: $0.key, declaredAt: ISO8601.format(unixSeconds: $0.declaredAt)) }
+    }
 }
 
 extension MetricKitResponse: ResponseEncodable {}

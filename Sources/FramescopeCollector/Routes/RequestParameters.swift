@@ -46,3 +46,28 @@ func integerParameter(_ parameters: Parameters, name: String, default fallback: 
     }
     return value
 }
+
+/// The one tag filter of a read route (`tag.KEY=VALUE`), on a tag key the app declared
+/// (``DeclaredTags``), or `nil`; 400 naming the parameter for a malformed key or value, a
+/// second tag filter, or an undeclared key (`declared`: the app's keys).
+func tagFilter(_ parameters: some Sequence<(key: Substring, value: Substring)>, declared: [String]) throws -> TagFilter? {
+    var filter: TagFilter?
+    for (name, value) in parameters {
+        guard let key = DeclaredTags.key(inParameter: name) else { continue }
+        let field = String(name)
+        if let problem = DeclaredTags.problem(key: key) ?? DeclaredTags.problem(value: String(value)) {
+            throw CollectorError(.badRequest, code: "invalid_parameter", field: field, message: problem)
+        }
+        guard filter == nil || filter?.key == key else {
+            throw CollectorError(.badRequest, code: "invalid_parameter", field: field,
+                                 message: "a read route takes one tag filter (the export, GET …/events, takes up to \(EventQuery.maximumTagFilters))")
+        }
+        guard declared.contains(key) else {
+            let list = declared.isEmpty ? "none" : declared.joined(separator: ", ")
+            throw CollectorError(.badRequest, code: "invalid_parameter", field: field,
+                                 message: "\(key) is not a declared tag key of this app (declared: \(list)); declare it with framescope apps tags APP --add KEY, or filter the raw events with GET …/events")
+        }
+        filter = TagFilter(key: key, value: String(value))
+    }
+    return filter
+}

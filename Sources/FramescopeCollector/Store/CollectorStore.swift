@@ -39,6 +39,20 @@ public protocol CollectorStore: Sendable {
     /// Deletes raw events that started before `cutoff` (Unix seconds), at most `limit`
     /// of them; returns how many were deleted. Rollups are kept.
     func deleteRawEvents(startedBefore cutoff: Double, limit: Int) async throws -> Int
+    /// The tag keys `app` declared, by key; `nil` for an unknown app.
+    func tagKeys(app: String) async throws -> [DeclaredTagKey]?
+    /// Declares the tag key `key` for `app` at `now` (Unix seconds): its values become a
+    /// rollup dimension from then on. Returns `true` when declared now, `false` when it
+    /// was already, `nil` for an unknown app.
+    /// - Throws: ``TagKeyError`` for a key the wire format refuses, or past
+    ///   ``DeclaredTags/maximumKeys``; nothing is stored then.
+    func declareTagKey(app: String, key: String, now: Double) async throws -> Bool?
+    /// Stops rolling up `app`'s tag key `key` (its rollups are kept, and a later
+    /// declaration adds to them); returns whether it was declared.
+    func removeTagKey(app: String, key: String) async throws -> Bool
+    /// The values of the declared tag `key` that have data for `app` on the UTC days that
+    /// `[from, to)` touches, sorted (for filter menus).
+    func tagValues(app: String, key: String, from: Double, to: Double) async throws -> [String]
     /// Replaces one kind of an app's key with a fresh one and returns it (`nil` for an
     /// unknown or revoked app): old ingest keys keep working for `gracePeriod` seconds,
     /// old read keys and their dashboard sessions end at once, and so do old admin keys.
@@ -213,6 +227,9 @@ public struct ScreenQuery: Sendable, Hashable {
     public var to: Double
     /// The filters as text by dimension query name (`"true"`/`"false"` for a boolean).
     public private(set) var filters: [String: String] = [:]
+    /// Only visits with this value of a declared tag (``DeclaredTags``), answered from the
+    /// tag's rollups; `nil` for any.
+    public var tag: TagFilter?
 
     /// Creates a query.
     public init(from: Double, to: Double, appVersion: String? = nil, osVersion: String? = nil, deviceModel: String? = nil,
@@ -263,9 +280,9 @@ public struct ScreenQuery: Sendable, Hashable {
     /// Only this display maximum (`60`, `120`, `other`).
     public var maxRefreshRate: String? { get { self[.maxRefreshRate] } set { self[.maxRefreshRate] = newValue } }
 
-    /// Whether any rollup dimension (not the screen) is filtered.
+    /// Whether any rollup dimension (not the screen) or a declared tag is filtered.
     public var filtersDimensions: Bool {
-        QueryDimension.rollupDimensions.contains { self[$0] != nil }
+        tag != nil || QueryDimension.rollupDimensions.contains { self[$0] != nil }
     }
 
     /// The same query with one dimension fixed to `value` (`"true"`/`"false"` for ``RollupDimension/lowPower``).
@@ -341,13 +358,34 @@ public struct AggregateQuery: Sendable, Hashable {
     public var interval: BucketInterval?
     /// Group by this dimension's value.
     public var dimension: RollupDimension?
+    /// Group by the value of this declared tag key (``DeclaredTags``); the group's
+    /// ``RollupAggregate/dimensionValue`` is the tag's value. Not with ``dimension``, nor
+    /// with a filter on another tag key (one tag's rollups answer a query).
+    public var tagKey: String?
 
     /// Creates an aggregate query.
-    public init(filter: ScreenQuery, byScreen: Bool = false, interval: BucketInterval? = nil, dimension: RollupDimension? = nil) {
+    public init(filter: ScreenQuery, byScreen: Bool = false, interval: BucketInterval? = nil, dimension: RollupDimension? = nil,
+                tagKey: String? = nil) {
         self.filter = filter
         self.byScreen = byScreen
         self.interval = interval
         self.dimension = dimension
+        self.tagKey = tagKey
+    }
+
+    /// The declared tag whose rollups answer the query: the filtered one, else the one
+    /// grouped by; `nil` when no tag is involved.
+    public var tagRollup: String? { filter.tag?.key ?? tagKey }
+
+    /// What is wrong with the query, in words that name the parameter, or `nil`: grouping
+    /// by a tag while filtering on another tag, or by a tag and a dimension at once.
+    public var problem: (field: String, message: String)? {
+        guard let tagKey else { return nil }
+        if dimension != nil { return ("by", "group by one dimension or one tag, not both") }
+        if let filtered = filter.tag?.key, filtered != tagKey {
+            return ("by", "a break-down by tag \(tagKey) cannot be filtered by another tag (\(filtered)): one tag's rollups answer a query")
+        }
+        return nil
     }
 }
 

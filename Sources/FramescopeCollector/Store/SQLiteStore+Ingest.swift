@@ -18,6 +18,8 @@ extension SQLiteStore {
             let insertBatch = try db.cachedStatement(sql: "INSERT INTO batches (app_id, batch_id, received_at, events) VALUES (?, ?, ?, ?)")
             let insertEvent = try db.cachedStatement(sql: Self.insertEventSQL)
             var groups: [String: [RollupKey: RollupValue]] = [:]
+            var tagGroups: [String: [TagRollupKey: RollupValue]] = [:]
+            var declared: [String: [String]] = [:]
             var gate = CardinalityGate(limits: self.cardinality)
             for batch in batches {
                 let id = [batch.app, batch.batchId]
@@ -27,6 +29,8 @@ extension SQLiteStore {
                     continue
                 }
                 seen.insert(id)
+                if declared[batch.app] == nil { declared[batch.app] = try Self.declaredTagKeys(app: batch.app, db) }
+                let tagKeys = declared[batch.app] ?? []
                 try insertBatch.execute(arguments: [batch.app, batch.batchId, batch.receivedAt, batch.events.count])
                 let foldedBefore = gate.folded[batch.app] ?? [:]
                 for (index, (event, startedAt)) in batch.events.enumerated() {
@@ -43,7 +47,12 @@ extension SQLiteStore {
                     arguments += [batch.rawEvents[index]]
                     try insertEvent.execute(arguments: arguments)
                     let key = RollupKey(bucketStart: RollupLevel.floor(Int64(startedAt.rounded(.down)), to: 3600), values: values)
-                    groups[batch.app, default: [:]][key, default: RollupValue()].merge(RollupValue(visit: event, installationId: batch.installationId))
+                    let visit = RollupValue(visit: event, installationId: batch.installationId)
+                    groups[batch.app, default: [:]][key, default: RollupValue()].merge(visit)
+                    for tagKey in tagKeys {
+                        let value = try gate.admit(DeclaredTags.value(of: tagKey, in: event.context.tags), app: batch.app, day: day, tagKey: tagKey, db)
+                        tagGroups[batch.app, default: [:]][TagRollupKey(tag: TagFilter(key: tagKey, value: value), key: key), default: RollupValue()].merge(visit)
+                    }
                 }
                 var folded: [String: Int] = [:]
                 for (dimension, count) in gate.folded[batch.app] ?? [:] where count > foldedBefore[dimension] ?? 0 {
@@ -55,6 +64,17 @@ extension SQLiteStore {
                 for level in RollupLevel.allCases {
                     for (key, value) in level.regroup(values) {
                         try Self.upsert(level, app: app, key: key, adding: value, db, cache: cache)
+                    }
+                }
+            }
+            for (app, values) in tagGroups {
+                for level in [RollupLevel.hourly, .daily] {
+                    var regrouped: [TagRollupKey: RollupValue] = [:]
+                    for (tagKey, value) in values {
+                        regrouped[TagRollupKey(tag: tagKey.tag, key: level.key(for: tagKey.key)), default: RollupValue()].merge(value)
+                    }
+                    for (tagKey, value) in regrouped {
+                        try Self.upsertTag(level, app: app, tag: tagKey.tag, key: tagKey.key, adding: value, db)
                     }
                 }
             }
@@ -85,10 +105,34 @@ extension SQLiteStore {
             }
         }
         cache?.stage(cacheKey, merged)
-        let report = Data(merged.report.binaryEncoded())
-        let motion = merged.motion.map { Data($0.binaryEncoded()) }
-        let stats = Data(merged.statistics.binaryEncoded())
-        let devices = merged.devices.storedBytes().map { Data($0) }
+        try write(merged, table: table, columns: keyColumns, keyArguments: keyArguments, db)
+    }
+
+    /// Adds `value` to the row of the declared tag's `tag` value and `key` in `level`'s tag
+    /// table (``RollupLevel/hourly`` or ``RollupLevel/daily``; read, merge, write).
+    static func upsertTag(_ level: RollupLevel, app: String, tag: TagFilter, key: RollupKey, adding value: RollupValue, _ db: Database) throws {
+        let table = tagTableName(level)
+        let columns = ["tag_key", "tag_value"] + keyColumns
+        var keyArguments: StatementArguments = [app, key.bucketStart, tag.key, tag.value]
+        keyArguments += storedValues(key.values)
+        var merged = value
+        let select = try db.cachedStatement(sql: "SELECT visits, report, motion, stats, devices FROM \(table) WHERE app_id = ? AND bucket = ? AND "
+                                            + columns.map { "\($0) = ?" }.joined(separator: " AND "))
+        if let row = try Row.fetchOne(select, arguments: keyArguments) {
+            var stored = try decodeValue(row)
+            stored.merge(value)
+            merged = stored
+        }
+        try write(merged, table: table, columns: columns, keyArguments: keyArguments, db)
+    }
+
+    /// Inserts or replaces the row of `keyArguments` (app, bucket, then `columns`) with `value`.
+    private static func write(_ value: RollupValue, table: String, columns keyColumns: [String], keyArguments: StatementArguments,
+                              _ db: Database) throws {
+        let report = Data(value.report.binaryEncoded())
+        let motion = value.motion.map { Data($0.binaryEncoded()) }
+        let stats = Data(value.statistics.binaryEncoded())
+        let devices = value.devices.storedBytes().map { Data($0) }
         let columns = keyColumns.joined(separator: ", ")
         let placeholders = keyColumns.map { _ in "?" }.joined(separator: ", ")
         try db.cachedStatement(sql: """
@@ -96,7 +140,12 @@ extension SQLiteStore {
             VALUES (?, ?, \(placeholders), ?, ?, ?, ?, ?)
             ON CONFLICT (app_id, bucket, \(columns))
             DO UPDATE SET visits = excluded.visits, report = excluded.report, motion = excluded.motion, stats = excluded.stats, devices = excluded.devices
-            """).execute(arguments: keyArguments + [merged.visits, report, motion, stats, devices])
+            """).execute(arguments: keyArguments + [value.visits, report, motion, stats, devices])
+    }
+
+    /// The table of a declared tag's rollups at `level` (hourly, or daily for the rest).
+    static func tagTableName(_ level: RollupLevel) -> String {
+        level.bucketSeconds == 3600 ? "rollups_tag_hourly" : "rollups_tag_daily"
     }
 
     /// The key columns of the events and rollup tables after the app (and bucket), one per

@@ -8,10 +8,23 @@ extension SQLiteStore {
     /// per group in Swift.
     public func aggregate(app: String, query: AggregateQuery) async throws -> [RollupAggregate] {
         let filter = query.filter
+        if let problem = query.problem {
+            throw CollectorError(.badRequest, code: "invalid_parameter", field: problem.field, message: problem.message)
+        }
         var statements: [(sql: String, arguments: StatementArguments, level: RollupLevel)] = []
         for read in RollupRead.plan(for: query) {
-            var sql = "SELECT bucket, \(Self.keyColumns.joined(separator: ", ")), visits, report, motion, stats, devices FROM \(Self.tableName(read.level)) WHERE app_id = ? AND bucket >= ? AND bucket < ?"
+            var sql: String
             var arguments: StatementArguments = [app, read.from, read.to]
+            if let tagKey = read.tagKey {
+                sql = "SELECT bucket, tag_value, \(Self.keyColumns.joined(separator: ", ")), visits, report, motion, stats, devices FROM \(Self.tagTableName(read.level)) WHERE app_id = ? AND bucket >= ? AND bucket < ? AND tag_key = ?"
+                arguments += [tagKey]
+                if let tag = filter.tag {
+                    sql += " AND tag_value = ?"
+                    arguments += [tag.value]
+                }
+            } else {
+                sql = "SELECT bucket, \(Self.keyColumns.joined(separator: ", ")), visits, report, motion, stats, devices FROM \(Self.tableName(read.level)) WHERE app_id = ? AND bucket >= ? AND bucket < ?"
+            }
             for dimension in QueryDimension.all where read.level.keepsDimensions || !dimension.isRollupDimension {
                 guard let value = filter[dimension] else { continue }
                 sql += " AND \(dimension.storeColumn) = ?"
@@ -29,7 +42,7 @@ extension SQLiteStore {
                     let key = RollupKey(bucketStart: row["bucket"], values: Self.dimensionValues(row))
                     let group = GroupKey(screen: query.byScreen ? key.screen : nil,
                                          bucket: query.interval.map { Double(RollupLevel.floor(key.bucketStart, to: Int64($0.seconds))) },
-                                         dimension: query.dimension.map { key.value(of: $0) })
+                                         dimension: query.tagKey != nil ? row["tag_value"] : query.dimension.map { key.value(of: $0) })
                     groups[group, default: RollupValue()].merge(try Self.decodeValue(row))
                 }
             }

@@ -3,7 +3,16 @@
   var filters = document.getElementById("filters");
   if (filters) {
     filters.querySelectorAll("select").forEach(function (select) {
-      select.addEventListener("change", function () { filters.submit(); });
+      select.addEventListener("change", function () {
+        // One tag filter at a time (one tag's rollups answer a query): choosing a tag's
+        // value clears the other tags' menus.
+        if (select.name.indexOf("tag.") === 0 && select.value !== "") {
+          filters.querySelectorAll("select").forEach(function (other) {
+            if (other !== select && other.name.indexOf("tag.") === 0) { other.value = ""; }
+          });
+        }
+        filters.submit();
+      });
     });
   }
   document.querySelectorAll("table.sortable").forEach(function (table) {

@@ -275,6 +275,43 @@ extension SQLiteStore {
                     """)
             }
         }
+        migrator.registerMigration("v12: declared tag keys and their rollups") { db in
+            // A declared key's visits from its declaration on, hourly and daily, keyed by the
+            // tag's value and every dimension of v11 (frozen here as they are today).
+            try db.execute(sql: """
+                CREATE TABLE app_tag_keys (
+                    app_id TEXT NOT NULL REFERENCES apps(id),
+                    tag_key TEXT NOT NULL,
+                    declared_at REAL NOT NULL,
+                    PRIMARY KEY (app_id, tag_key)
+                ) WITHOUT ROWID;
+                """)
+            for table in ["rollups_tag_hourly", "rollups_tag_daily"] {
+                try db.execute(sql: """
+                    CREATE TABLE \(table) (
+                        app_id TEXT NOT NULL,
+                        tag_key TEXT NOT NULL,
+                        tag_value TEXT NOT NULL,
+                        bucket INTEGER NOT NULL,
+                        screen TEXT NOT NULL,
+                        app_version TEXT NOT NULL,
+                        os_version TEXT NOT NULL,
+                        device_model TEXT NOT NULL,
+                        network TEXT NOT NULL,
+                        low_power INTEGER NOT NULL,
+                        thermal_state TEXT NOT NULL,
+                        max_refresh_rate TEXT NOT NULL,
+                        visits INTEGER NOT NULL,
+                        report BLOB NOT NULL,
+                        motion BLOB,
+                        stats BLOB NOT NULL,
+                        devices BLOB,
+                        PRIMARY KEY (app_id, tag_key, tag_value, bucket, screen, app_version, os_version, device_model, network,
+                                     low_power, thermal_state, max_refresh_rate)
+                    ) WITHOUT ROWID
+                    """)
+            }
+        }
         return migrator
     }
 }
