@@ -142,6 +142,46 @@ def main():
         displays = [o.get_attribute("value") for o in Select(driver.find_element(By.CSS_SELECTOR, "select[name='maxRefreshRate']")).options]
         check("60" in displays and "120" in displays, f"the filter bar offers the display maximum ({displays})")
 
+        # A declared tag (the demo's experiment arm): a menu in the filter bar, a break-down
+        # whose rows add up to every visit, and a filter whose visits are the API's.
+        driver.get(url + "/dashboard/apps/demo")
+        arms = [o.get_attribute("value") for o in Select(driver.find_element(By.CSS_SELECTOR, "select[name='tag.experiment']")).options]
+        check(arms == ["", "compact", "control"], f"the filter bar has a menu for the declared tag ({arms})")
+        Select(driver.find_element(By.ID, "breakdown-by")).select_by_value("tag.experiment")
+        driver.find_element(By.CSS_SELECTOR, "#breakdown-form button").click()
+        WebDriverWait(driver, 30).until(lambda d: "by=tag.experiment" in d.current_url)
+        by_arm = values(driver, "#breakdown-table tbody tr", "data-breakdown-value")
+        check(by_arm == ["compact", "control"], f"the break-down by tag lists the arms ({by_arm})")
+        cells = driver.find_elements(By.CSS_SELECTOR, "#breakdown-table tbody tr td:nth-of-type(1)")
+        counted = sum(int(c.text.replace("\u202f", "").replace(" ", "").replace(",", "")) for c in cells)
+        check(counted == total, f"the break-down by tag adds up to every visit ({counted} of {total})")
+        driver.execute_script("document.getElementById('breakdown-table').scrollIntoView()")
+        shot(driver, "02d-overview-by-tag")
+        Select(driver.find_element(By.CSS_SELECTOR, "select[name='tag.experiment']")).select_by_value("compact")
+        WebDriverWait(driver, 30).until(lambda d: "tag.experiment=compact" in d.current_url)
+        compact = sum(s["visits"] for s in api(url, read_key, "/v1/apps/demo/screens?tag.experiment=compact")["screens"])
+        basis = driver.find_element(By.CSS_SELECTOR, "main").text
+        shown = {f"{compact:,}".replace(",", sep) for sep in ["\u202f", "\u2009", " ", "\u00a0"]}
+        check(0 < compact < total and any(f"{text} screen visits" in basis for text in shown),
+              f"filtered by the tag, the overview counts the API's visits ({compact})")
+        shot(driver, "02e-overview-tag-filter")
+
+        # Alerts: the demo's Feed regression of 3.1.0, raised as the collector started; each
+        # row links to the compare page filtered to its screen.
+        driver.get(url + "/dashboard/apps/demo/alerts")
+        WebDriverWait(driver, 60).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#alerts-table tbody tr"))
+        alerted = [(r.get_attribute("data-screen"), r.get_attribute("data-metric")) for r in driver.find_elements(By.CSS_SELECTOR, "#alerts-table tbody tr")]
+        check(alerted and all(screen == "Feed" for screen, _ in alerted) and ("Feed", "hitchRatio") in alerted,
+              f"the alerts list shows Feed's regression ({alerted})")
+        served_alerts = api(url, read_key, "/v1/apps/demo/alerts")["alerts"]
+        check(len(served_alerts) == len(alerted), f"the page lists the API's alerts ({len(served_alerts)})")
+        check("3.0.0 → 3.1.0" in driver.find_element(By.CSS_SELECTOR, "#alerts-table tbody tr").text, "an alert names its version pair")
+        shot(driver, "09-alerts")
+        driver.find_element(By.CSS_SELECTOR, "#alerts-table tbody tr th a").click()
+        WebDriverWait(driver, 30).until(lambda d: "/compare" in d.current_url)
+        compared = values(driver, "#compare-table tbody tr", "data-screen")
+        check("screen=Feed" in driver.current_url and compared == ["Feed"], f"an alert's link opens the comparison of its screen ({compared})")
+
         # Screens: worst first by hitch ratio; a heading click sorts; numbers match the API.
         driver.get(url + "/dashboard/apps/demo/screens")
         rows = values(driver, "#screens-table tbody tr", "data-screen")

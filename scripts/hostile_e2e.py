@@ -463,7 +463,9 @@ def dashboard(collector):
                  ("screen", f"{base}/screens/{quote(XSS_SCREEN)}"), ("screen-prepend", f"{base}/screens/{quote(XSS_PREPEND_SCREEN)}"),
                  ("compare", base + "/compare"), ("compare-hostile", f"{base}/compare?baseline={GOOD_VERSION}&candidate={quote(XSS_VERSION)}")]
         variants = [("", ""), ("-deviceModel", "deviceModel=" + quote(XSS_MODEL)), ("-appVersion", "appVersion=" + quote(XSS_VERSION)),
-                    ("-osVersion", "osVersion=" + quote(XSS_TAG))]
+                    ("-osVersion", "osVersion=" + quote(XSS_TAG)),
+                    # The declared tag: its hostile value in the filter menu, the break-down and the filter.
+                    ("-byTag", "by=tag.experiment"), ("-tag", "tag.experiment=" + quote(XSS_TAG) + "&by=tag.experiment")]
         for name, path in pages:
             for suffix, query in variants:
                 if name == "compare-hostile" and suffix:
@@ -489,7 +491,7 @@ def dashboard(collector):
                 check(any(HOSTILE_TEXTS[k] in probe["text"] for k in ("device model", "screen", "prepend screen")),
                       f"page {page}: the hostile strings are shown as text (in the page: {shown}; in the filter menus: {listed})")
                 check(XSS_MODEL in probe["values"], f"page {page}: the hostile device model comes back whole from an attribute (the filter menu's option value)")
-                if name == "screens" and suffix != "-osVersion":  # that filter matches no visit
+                if name == "screens" and suffix not in ("-osVersion", "-tag"):  # those filters leave out a hostile screen
                     check(XSS_SCREEN in probe["values"] and XSS_PREPEND_SCREEN in probe["values"],
                           f"page {page}: the hostile screens come back whole from data-screen attributes")
                 shot(driver, "hostile-" + page)
@@ -517,6 +519,10 @@ def main():
         print(created.stderr)
         return finish(started)
     keys = json.loads(created.stdout)
+    # A declared tag key: the hostile tag values sent below become rollup values, shown in the
+    # dashboard's filter menu and break-down.
+    declared = subprocess.run([binary, "apps", "tags", "shop", "--add", "experiment", "--db", database], capture_output=True, text=True)
+    check(declared.returncode == 0, f"framescope apps tags shop --add experiment ({declared.returncode} {declared.stderr.strip()})")
     admin_token = secrets.token_hex(24)
     server, url, _ = start_server(binary, work, ["--db", database, "--port", "0"], ready=r"listening on http",
                                   env={"FRAMESCOPE_ADMIN_TOKEN": admin_token}, timeout=120, name="hostile e2e")

@@ -10,6 +10,8 @@ public enum DemoData {
     public static let appId = "demo"
     /// The demo app's name, which says the data is simulated.
     public static let appName = "Demo app (simulated data)"
+    /// The tag key the demo declares (``DeclaredTags``): the arm of an experiment each installation is in.
+    public static let demoTagKey = "experiment"
 
     /// Creates the demo app if it is missing (or gives it fresh keys, since stored keys
     /// cannot be shown again) and, when it has no events yet, ingests `days` days of
@@ -29,8 +31,17 @@ public enum DemoData {
         encoder.outputFormatting = .sortedKeys
         var ingested = 0
         var metricKit = DemoMetricKit()
+        // A declared tag, so the filter bar and the break-down show one: half the fleet (by
+        // installation) is in an experiment's "compact" arm, the rest in "control". The
+        // simulated scrolling does not depend on it, so the arms' figures differ by chance only.
+        _ = try await store.declareTagKey(app: appId, key: demoTagKey, now: start)
         for batch in fleet.batches() {
-            let events = batch.events.compactMap { event in ISO8601.parse(event.startedAt).map { (event, $0) } }.filter { $0.1 <= now }
+            let arm = (batch.device.installationId ?? batch.device.model).utf8.reduce(0) { $0 &+ Int($1) } % 2 == 0 ? "compact" : "control"
+            let events = batch.events.compactMap { event -> (ScreenVisitEvent, Double)? in
+                var event = event
+                event.context.tags[demoTagKey] = arm
+                return ISO8601.parse(event.startedAt).map { (event, $0) }
+            }.filter { $0.1 <= now }
             guard !events.isEmpty else { continue }
             let raw = try events.map { String(decoding: try encoder.encode($0.0), as: UTF8.self) }
             var ingest = IngestBatch(app: appId, batchId: batch.batchId, appVersion: batch.app.version, osVersion: batch.device.osVersion,

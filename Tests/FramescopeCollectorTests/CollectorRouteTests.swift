@@ -89,7 +89,7 @@ struct CollectorRouteTests {
             let missing = try await client.execute(uri: "/v1/events", method: .post, body: body)
             #expect(missing.status == .unauthorized)
             #expect(try error(missing).code == "unauthorized")
-            let readRoutes = ["screens", "timeseries", "compare?baseline=1.0&candidate=1.1", "worst", "percentiles", "metrickit", "events", "alerts"]
+            let readRoutes = ["screens", "timeseries", "compare?baseline=1.0&candidate=1.1", "worst", "percentiles", "metrickit", "events", "alerts", "tags"]
             for route in readRoutes {
                 for (key, expected) in [(shop.readKey, HTTPResponse.Status.ok), (shop.ingestKey, .forbidden), (other.readKey, .forbidden), ("fsr_unknown", .unauthorized)] {
                     let response = try await client.execute(uri: "/v1/apps/shop/\(route)", method: .get, headers: [.authorization: "Bearer \(key)"])

@@ -58,4 +58,44 @@ struct DashboardBreakdownTests {
         let fallback = try await pages.overview(app: "shop", filters: DashboardFilters(parameters: ["by": "<script>"]), now: Self.now)
         #expect(rows(fallback) == ["wifi"])
     }
+
+    @Test("Declared tags: a menu per key in the filter bar, a break-down by tag adding up to every visit, its rows linking to the tag filter, hostile values escaped")
+    func tags() async throws {
+        let temporary = try TemporaryStore()
+        _ = try await temporary.store.createApp(name: "Shop", id: "shop")
+        _ = try await temporary.store.declareTagKey(app: "shop", key: "experiment", now: Self.now - 86_400)
+        _ = try await temporary.store.declareTagKey(app: "shop", key: "cohort", now: Self.now - 86_400)
+        let report = visitReport(seed: 3, seconds: 2)
+        let tagSets: [[String: String]] = [["experiment": "A"], ["experiment": "A", "cohort": "x"], ["experiment": "\"><script>alert(1)</script>"], [:]]
+        for (index, tags) in tagSets.enumerated() {
+            let start = Self.now - 3600 - Double(index) * 60
+            let event = ScreenVisitEvent(screen: "Feed", startedAt: ISO8601.format(unixSeconds: start), duration: 3,
+                                         context: VisitContext(network: .wifi, lowPowerMode: false, tags: tags),
+                                         report: report.whole, motion: report.motion)
+            _ = try await temporary.store.ingest(IngestBatch(app: "shop", batchId: "t\(index)", appVersion: "1.0", osVersion: "18.1", deviceModel: "iPhone16,1",
+                                                             events: [(event, start)], rawEvents: ["{}"], receivedAt: Self.now))
+        }
+        let pages = try DashboardPages(store: temporary.store)
+        let declared = ["cohort", "experiment"]
+        let byTag = try await pages.overview(app: "shop", filters: DashboardFilters(parameters: ["by": "tag.experiment"], declaredTags: declared), now: Self.now)
+        #expect(rows(byTag) == ["\"&gt;&lt;script&gt;alert(1)&lt;/script&gt;", "(none)", "A"].map { $0.replacingOccurrences(of: "\"", with: "&quot;") })
+        #expect(!byTag.contains("<script>alert(1)"))
+        #expect(byTag.contains("<h2 id=\"breakdown-heading\">By tag experiment</h2>"))
+        #expect(byTag.contains("<option value=\"tag.experiment\" selected>Tag experiment</option>"))
+        #expect(byTag.contains("<select name=\"tag.experiment\" data-filter=\"tag.experiment\">"))
+        #expect(byTag.contains("<select name=\"tag.cohort\" data-filter=\"tag.cohort\">"))
+        #expect(byTag.contains("href=\"/dashboard/apps/shop?days=30&amp;tag.experiment=A&amp;by=tag.experiment\""))
+        // Filtered by a tag value: the tiles count its visits; the break-down by another tag is not offered.
+        let filtered = try await pages.overview(app: "shop", filters: DashboardFilters(parameters: ["tag.experiment": "A", "by": "tag.cohort"], declaredTags: declared),
+                                                now: Self.now)
+        #expect(filtered.contains("2 screen visits"))
+        #expect(rows(filtered) == ["wifi"], "a break-down by another tag falls back to the network")
+        #expect(!filtered.contains("<option value=\"tag.cohort\""))
+        #expect(filtered.contains("<option value=\"A\" selected>A</option>"))
+        // An undeclared key is ignored, not an error.
+        let undeclared = try await pages.overview(app: "shop", filters: DashboardFilters(parameters: ["tag.flavour": "x", "by": "tag.flavour"], declaredTags: declared),
+                                                  now: Self.now)
+        #expect(undeclared.contains("4 screen visits") && rows(undeclared) == ["wifi"])
+        _ = temporary
+    }
 }

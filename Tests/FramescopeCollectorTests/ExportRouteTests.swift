@@ -209,4 +209,29 @@ struct ExportRouteTests {
             #expect(RawEventKey(cursor: text) == nil, "\(text)")
         }
     }
+
+    @Test("A range of ten thousand years reads only the hours that hold events (it once walked every hour, 87 million reads)")
+    func vastRange() async throws {
+        let base = try SQLiteStore(inMemoryWith: CardinalityLimits())
+        let store = FaultyStore(base: base)
+        let starts = [Self.now - 20 * 86_400, Self.now - 20 * 86_400 + 10, Self.now - 3 * 86_400, Self.now - 600]
+        let events = starts.map { (visit("Feed", at: $0), $0) }
+        _ = try await base.ingest(IngestBatch(app: "shop", batchId: "b", appVersion: "1", osVersion: "18", deviceModel: "x",
+                                              events: events, rawEvents: events.map { _ in "{}" }, receivedAt: Self.now))
+        _ = try await base.ingest(IngestBatch(app: "other", batchId: "o", appVersion: "1", osVersion: "18", deviceModel: "x",
+                                              events: [events[0]], rawEvents: ["{}"], receivedAt: Self.now))
+        let query = EventQuery(screens: ScreenQuery(from: try #require(ISO8601.parse("0001-01-01T00:00:00Z")),
+                                                    to: try #require(ISO8601.parse("9999-12-31T00:00:00Z"))))
+        var seen: [Double] = []
+        for try await event in EventExport(store: store, app: "shop", query: query, after: nil) { seen.append(event.key.startedAt) }
+        #expect(seen == starts)
+        // Three hours hold events: a read of the next hour with events and one of its keys
+        // each, and a last read that finds none.
+        #expect(store.hourReadCount == 7, "\(store.hourReadCount) reads")
+        // Resuming after the second event skips to the next hour with events the same way.
+        var resumed: [Double] = []
+        let cursor = RawEventKey(startedAt: starts[1], id: 2)
+        for try await event in EventExport(store: store, app: "shop", query: query, after: cursor) { resumed.append(event.key.startedAt) }
+        #expect(resumed == Array(starts[2...]))
+    }
 }

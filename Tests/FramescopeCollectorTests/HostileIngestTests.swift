@@ -14,6 +14,7 @@ final class FaultyStore: CollectorStore, @unchecked Sendable {
     let holdFirstWrite: Bool
     private let lock = NSLock()
     private var writes = 0
+    private var hourReads = 0
 
     init(base: SQLiteStore, holdFirstWrite: Bool = false) {
         self.base = base
@@ -47,7 +48,8 @@ final class FaultyStore: CollectorStore, @unchecked Sendable {
     }
     func rawEventCount(app: String) async throws -> Int { try await base.rawEventCount(app: app) }
     func rawEventKeys(app: String, query: EventQuery, hour: Int64, after: RawEventKey?) async throws -> [RawEventKey] {
-        try await base.rawEventKeys(app: app, query: query, hour: hour, after: after)
+        lock.withLock { hourReads += 1 }
+        return try await base.rawEventKeys(app: app, query: query, hour: hour, after: after)
     }
     func rawEvents(app: String, keys: [RawEventKey]) async throws -> [StoredEvent] { try await base.rawEvents(app: app, keys: keys) }
     func deleteRawEvents(startedBefore cutoff: Double, limit: Int) async throws -> Int { try await base.deleteRawEvents(startedBefore: cutoff, limit: limit) }
@@ -70,6 +72,12 @@ final class FaultyStore: CollectorStore, @unchecked Sendable {
     func webhooks(app: String) async throws -> [WebhookRecord]? { try await base.webhooks(app: app) }
     func removeWebhook(app: String, id: Int64) async throws -> Bool { try await base.removeWebhook(app: app, id: id) }
     func tagKeys(app: String) async throws -> [DeclaredTagKey]? { try await base.tagKeys(app: app) }
+    func firstRawEventHour(app: String, from hour: Int64, through lastHour: Int64) async throws -> Int64? {
+        lock.withLock { hourReads += 1 }
+        return try await base.firstRawEventHour(app: app, from: hour, through: lastHour)
+    }
+    /// How many times an export read the next hour with events or an hour's keys.
+    var hourReadCount: Int { lock.withLock { hourReads } }
     func declareTagKey(app: String, key: String, now: Double) async throws -> Bool? { try await base.declareTagKey(app: app, key: key, now: now) }
     func removeTagKey(app: String, key: String) async throws -> Bool { try await base.removeTagKey(app: app, key: key) }
     func tagValues(app: String, key: String, from: Double, to: Double) async throws -> [String] {

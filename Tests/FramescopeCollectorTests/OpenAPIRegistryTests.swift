@@ -34,10 +34,17 @@ struct OpenAPIRegistryTests {
     @Test("Every read route takes exactly the registry's dimensions as filters, with the registry's values")
     func dimensions() throws {
         // The app's settings (thresholds) are not a data query: they take no filters.
-        // Nor are its alerts and webhooks (an alert holds the figures as they were evaluated).
-        let settingsPaths = ["/thresholds", "/alerts", "/alerts/{id}/acknowledge", "/webhooks", "/webhooks/{id}"].map { "/v1/apps/{app}" + $0 }
+        // Nor are its alerts and webhooks (an alert holds the figures as they were evaluated),
+        // nor the list of its declared tag keys.
+        let settingsPaths = ["/thresholds", "/alerts", "/alerts/{id}/acknowledge", "/webhooks", "/webhooks/{id}", "/tags"].map { "/v1/apps/{app}" + $0 }
         let readPaths = (object("paths") as? [String: Any] ?? [:]).keys.filter { $0.hasPrefix("/v1/apps/{app}/") && !settingsPaths.contains($0) }.sorted()
         #expect(readPaths.count == 7)
+        // The rollup routes also take one declared tag's filter, tag.KEY=VALUE (a name OpenAPI
+        // cannot list as a parameter), which their descriptions state.
+        for route in ["screens", "timeseries", "compare", "worst", "percentiles"] {
+            let description = object("paths", "/v1/apps/{app}/\(route)", "get", "description") as? String ?? ""
+            #expect(description.contains("tag.KEY=VALUE") && description.contains("GET /v1/apps/{app}/tags"), "\(route)")
+        }
         for path in readPaths {
             let filters = parameters(of: path).filter { ($0["in"] as? String) == "query" && QueryDimension(queryName: $0["name"] as? String ?? "") != nil }
             #expect(Set(filters.compactMap { $0["name"] as? String }) == Set(QueryDimension.all.map(\.queryName)), "\(path)")

@@ -397,6 +397,7 @@ struct EmptyStore: CollectorStore {
     func webhooks(app: String) async throws -> [WebhookRecord]? { nil }
     func removeWebhook(app: String, id: Int64) async throws -> Bool { false }
     func tagKeys(app: String) async throws -> [DeclaredTagKey]? { nil }
+    func firstRawEventHour(app: String, from hour: Int64, through lastHour: Int64) async throws -> Int64? { nil }
     func declareTagKey(app: String, key: String, now: Double) async throws -> Bool? { nil }
     func removeTagKey(app: String, key: String) async throws -> Bool { false }
     func tagValues(app: String, key: String, from: Double, to: Double) async throws -> [String] { [] }

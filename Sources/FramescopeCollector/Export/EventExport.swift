@@ -3,8 +3,9 @@ import FramescopeCore
 import FramescopeJSON
 
 /// An app's raw events over an ``EventQuery`` in start-time order, read from the store a
-/// chunk at a time: one hour's keys, then up to ``chunkSize`` events per read. Memory
-/// stays at one hour's keys (16 bytes an event) and one chunk, whatever the range.
+/// chunk at a time: the next hour that has events, its keys, then up to ``chunkSize``
+/// events per read. Memory stays at one hour's keys (16 bytes an event) and one chunk,
+/// and reads grow with the hours that hold events, whatever the range.
 ///
 /// ```swift
 /// for try await event in EventExport(store: store, app: "shop", query: query, after: nil) {
@@ -53,8 +54,11 @@ public struct EventExport: AsyncSequence, Sendable {
                     bufferIndex = 0
                     continue
                 }
-                guard hour <= lastHour else { return nil }
                 try Task.checkCancellation()
+                // Empty hours are skipped in one read: a range of ten thousand years over a
+                // month of events reads about as often as that month alone.
+                guard let next = try await export.store.firstRawEventHour(app: export.app, from: hour, through: lastHour) else { return nil }
+                hour = next
                 keys = try await export.store.rawEventKeys(app: export.app, query: export.query, hour: hour,
                                                            after: after.flatMap { $0.hour == hour ? $0 : nil })
                 keyIndex = 0

@@ -31,6 +31,10 @@ public protocol CollectorStore: Sendable {
     func dimensionValues(app: String, dimension: RollupDimension, from: Double, to: Double) async throws -> [String]
     /// Raw events stored for `app` (for retention and tests).
     func rawEventCount(app: String) async throws -> Int
+    /// The first hour (hours since the epoch) from `hour` through `lastHour` in which any of
+    /// `app`'s raw events started, or `nil` when none did: how an export skips empty hours,
+    /// so that a range of any length costs reads in proportion to the hours with events.
+    func firstRawEventHour(app: String, from hour: Int64, through lastHour: Int64) async throws -> Int64?
     /// The keys of `app`'s raw events that started in `hour` (hours since the epoch) and
     /// match `query`, after `after` if given, in export order (start time, then id).
     func rawEventKeys(app: String, query: EventQuery, hour: Int64, after: RawEventKey?) async throws -> [RawEventKey]

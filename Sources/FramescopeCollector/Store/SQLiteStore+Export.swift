@@ -10,6 +10,19 @@ import GRDB
 /// hour's matching keys (16 bytes each) and a second fetches the events by id: the memory
 /// an export holds is one hour's keys and one chunk of events, whatever the range.
 extension SQLiteStore {
+    /// One step down `events_by_start_hour` (ordered by hour; it stops at the first of the
+    /// app's entries), so an export skips empty stretches of any length in one read.
+    public func firstRawEventHour(app: String, from hour: Int64, through lastHour: Int64) async throws -> Int64? {
+        guard hour <= lastHour else { return nil }
+        return try await database.read { db in
+            try Int64.fetchOne(db, sql: """
+                SELECT CAST(started_at / 3600 AS INTEGER) FROM events
+                WHERE CAST(started_at / 3600 AS INTEGER) >= ? AND CAST(started_at / 3600 AS INTEGER) <= ? AND app_id = ?
+                ORDER BY CAST(started_at / 3600 AS INTEGER) LIMIT 1
+                """, arguments: [hour, lastHour, app])
+        }
+    }
+
     public func rawEventKeys(app: String, query: EventQuery, hour: Int64, after: RawEventKey?) async throws -> [RawEventKey] {
         var sql = "SELECT started_at, id FROM events WHERE CAST(started_at / 3600 AS INTEGER) = ? AND app_id = ? AND started_at >= ? AND started_at < ?"
         var arguments: StatementArguments = [hour, app, query.screens.from, query.screens.to]
