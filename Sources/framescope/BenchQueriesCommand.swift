@@ -13,8 +13,9 @@ struct BenchQueriesCommand: AsyncParsableCommand {
         discussion: """
             Fills a fresh SQLite store with rollups as if --events visits had been ingested \
             over --days days (without raw events): each hour, --keys-per-hour rollup keys \
-            (screen × app version × OS version × device model × network × low-power mode, \
-            drawn from the demo fleet's mix) each get an equal share of the visits, built \
+            (screen × app version × OS version × device model × network × low-power mode × \
+            thermal state × display maximum, drawn from the demo fleet's mix, and a declared \
+            tag with three values) each get an equal share of the visits, built \
             from real simulated visit reports by exact merging. Then runs each query \
             --repeats times and prints the median and the slowest time. Build with \
             -c release for meaningful figures.
@@ -62,7 +63,9 @@ struct BenchQueriesCommand: AsyncParsableCommand {
         for batch in fleet.batches() {
             for event in batch.events {
                 pool.append((RollupKey(bucketStart: 0, screen: event.screen, appVersion: batch.app.version, osVersion: batch.device.osVersion,
-                                       deviceModel: batch.device.model, network: event.context.network.rawValue, lowPower: event.context.lowPowerMode),
+                                       deviceModel: batch.device.model, network: event.context.network.rawValue, lowPower: event.context.lowPowerMode,
+                                       thermalState: event.context.thermalState.rawValue,
+                                       maxRefreshRate: QueryDimension.maxRefreshRateClass(batch.device.maxRefreshRate)),
                              RollupValue(visit: event)))
             }
         }
@@ -76,6 +79,7 @@ struct BenchQueriesCommand: AsyncParsableCommand {
         let fillTime = try await clock.measure {
             for hour in 0..<hours {
                 var values: [RollupKey: RollupValue] = [:]
+                var tagged: [(tag: TagFilter, key: RollupKey, value: RollupValue)] = []
                 for slot in 0..<keysPerHour {
                     // Four real visits (one key's screen and context), repeated to the row's share.
                     let base = pool[Int(random.next() % UInt64(pool.count))]
@@ -88,9 +92,11 @@ struct BenchQueriesCommand: AsyncParsableCommand {
                     var value = four.repeated(share / 4)
                     for _ in 0..<(share % 4) { value.merge(base.value) }
                     values[key, default: RollupValue()].merge(value)
+                    // A declared tag with three arms, one per key: its own rollup rows.
+                    tagged.append((TagFilter(key: "experiment", value: ["A", "B", DeclaredTags.none][slot % 3]), key, value))
                     written += share
                 }
-                try await store.addRollups(app: "bench", hourly: values)
+                try await store.addRollups(app: "bench", hourly: values, tagged: tagged)
                 if isatty(STDERR_FILENO) == 1, hour % 24 == 23 {
                     writeToStandardError("\rfilled \(hour / 24 + 1) of \(days) days")
                 }
@@ -105,6 +111,20 @@ struct BenchQueriesCommand: AsyncParsableCommand {
             ("screens, \(days) days, all screens", { try await store.screens(app: "bench", query: range).count }),
             ("screens, \(days) days, screen=Feed", { try await store.screens(app: "bench", query: ScreenQuery(from: start, to: now, screen: "Feed")).count }),
             ("screens, \(days) days, appVersion=3.1.0", { try await store.screens(app: "bench", query: ScreenQuery(from: start, to: now, appVersion: "3.1.0")).count }),
+            ("screens, \(days) days, thermalState=serious, maxRefreshRate=120", {
+                try await store.screens(app: "bench", query: ScreenQuery(from: start, to: now, thermalState: "serious", maxRefreshRate: "120")).count }),
+            ("screens, \(days) days, tag.experiment=B", {
+                var query = range
+                query.tag = TagFilter(key: "experiment", value: "B")
+                return try await store.screens(app: "bench", query: query).count }),
+            ("screens, \(days) days, tag.experiment=B, appVersion=3.1.0", {
+                var query = ScreenQuery(from: start, to: now, appVersion: "3.1.0")
+                query.tag = TagFilter(key: "experiment", value: "B")
+                return try await store.screens(app: "bench", query: query).count }),
+            ("break-down by tag experiment, \(days) days", {
+                try await store.aggregate(app: "bench", query: AggregateQuery(filter: range, tagKey: "experiment")).count }),
+            ("break-down by thermalState, \(days) days", {
+                try await store.aggregate(app: "bench", query: AggregateQuery(filter: range, dimension: .thermalState)).count }),
             ("screens, \(days) days, partial first and last day", { try await store.screens(app: "bench", query: ScreenQuery(from: start + 5400, to: now - 1800)).count }),
             ("timeseries hitchRatio by day, \(days) days", { try await queries.timeSeries(app: "bench", query: range, figure: QueryFigure(.hitchRatio), interval: .day).points.count }),
             ("timeseries hitchRatio by hour, 7 days, Feed", { try await queries.timeSeries(app: "bench", query: ScreenQuery(from: now - 7 * 86_400, to: now, screen: "Feed"), figure: QueryFigure(.hitchRatio), interval: .hour).points.count }),
@@ -125,7 +145,7 @@ struct BenchQueriesCommand: AsyncParsableCommand {
                 times.append(seconds(elapsed) * 1000)
             }
             times.sort()
-            print("\(name.padding(toLength: 52, withPad: " ", startingAt: 0)) median \(Metric.decimal(times[times.count / 2], digits: 1)) ms, max \(Metric.decimal(times.last ?? 0, digits: 1)) ms (answer \(answer))")
+            print("\(name.padding(toLength: 64, withPad: " ", startingAt: 0)) median \(Metric.decimal(times[times.count / 2], digits: 1)) ms, max \(Metric.decimal(times.last ?? 0, digits: 1)) ms (answer \(answer))")
         }
     }
 

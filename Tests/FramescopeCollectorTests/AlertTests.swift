@@ -68,6 +68,9 @@ struct AlertTests {
         ("https://user:pass@example.com/", false), ("https:///nohost", false), ("https://example.com/a b", false),
         ("https://example.com/#frag", false), ("example.com/hook", false), ("https://exa\u{202E}mple.com/", false),
         ("https://example.com/" + String(repeating: "a", count: 3000), false), ("gopher://127.0.0.1:25/", false),
+        // Outside the document's pattern (schemathesis found the first accepted): a host of DNS labels or [IPv6] only.
+        ("httP://vyFNW.Yh0.p*", false), ("https://exa_mple.com/", false), ("https://example.com./x", false),
+        ("https://[::1]:8080/hook", true), ("HTTPS://Example.COM:443/a/b?c=d&e=%20", true), ("https://example.com:99999/", false),
     ] as [(String, Bool)])
     func webhookURLs(_ url: String, accepted: Bool) {
         #expect((WebhookURL.problem(url) == nil) == accepted, "\(url.prefix(60)): \(WebhookURL.problem(url)?.message ?? "accepted")")

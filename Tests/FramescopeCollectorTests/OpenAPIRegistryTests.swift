@@ -31,6 +31,12 @@ struct OpenAPIRegistryTests {
         }
     }
 
+    @Test("The webhook URL's pattern is the collector's own (WebhookURL.pattern): every URL it accepts matches the document")
+    func webhookPattern() {
+        let schema = object("components", "schemas", "WebhookBody", "properties", "url") as? [String: Any]
+        #expect(schema?["pattern"] as? String == WebhookURL.pattern)
+    }
+
     @Test("Every read route takes exactly the registry's dimensions as filters, with the registry's values")
     func dimensions() throws {
         // The app's settings (thresholds) are not a data query: they take no filters.

@@ -47,8 +47,17 @@ public enum WebhookURL {
         guard components.fragment == nil else { return WebhookURLError("url may not have a fragment (#…)") }
         if let port = components.port, !(1...65_535).contains(port) { return WebhookURLError("url's port must be 1–65535") }
         guard URL(string: text) != nil else { return WebhookURLError("url must be an absolute http or https URL") }
+        guard let shape = try? Regex(pattern), (try? shape.wholeMatch(in: text)) != nil else {
+            return WebhookURLError("url must be http(s)://HOST[:PORT][/PATH][?QUERY] with a host of letters, digits, hyphens and dots or a bracketed IPv6 address, and a path and query of RFC 3986's characters")
+        }
         return nil
     }
+
+    /// The URL's shape as a regular expression, the same text as the `url` pattern of
+    /// `openapi.json` (a test holds them equal), so that every URL the collector accepts
+    /// matches the document: scheme, a host of DNS labels (or an IPv4 address) or a
+    /// bracketed IPv6 address, a port, a path and a query of RFC 3986's characters.
+    public static let pattern = #"^[Hh][Tt][Tt][Pp][Ss]?://([A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?(/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*)?(\?[A-Za-z0-9._~!$&'()*+,;=:@%/?-]*)?$"#
 
     /// The characters RFC 3986 allows in a URL: unreserved, reserved and `%`.
     private static let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;=%")

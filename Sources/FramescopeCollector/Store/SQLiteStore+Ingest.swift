@@ -182,13 +182,21 @@ extension SQLiteStore {
 
     /// Writes precomputed rollups straight into every level, as if the visits they sum
     /// had been ingested (without raw events): for benchmarks over very large data.
-    public func addRollups(app: String, hourly values: [RollupKey: RollupValue]) async throws {
+    /// - Parameter tagged: The same visits by a declared tag's value (key, value, hourly
+    ///   key), for that tag's rollups.
+    public func addRollups(app: String, hourly values: [RollupKey: RollupValue],
+                           tagged: [(tag: TagFilter, key: RollupKey, value: RollupValue)] = []) async throws {
         let cache = rowCache
         try await database.write { db in
             // Rows written here bypass the cache; drop what it holds once they commit.
             db.afterNextTransaction(onCommit: { _ in cache.rollback() }, onRollback: { _ in cache.rollback() })
             for level in RollupLevel.allCases {
                 for (key, value) in level.regroup(values) { try Self.upsert(level, app: app, key: key, adding: value, db) }
+            }
+            for level in [RollupLevel.hourly, .daily] {
+                var regrouped: [TagRollupKey: RollupValue] = [:]
+                for row in tagged { regrouped[TagRollupKey(tag: row.tag, key: level.key(for: row.key)), default: RollupValue()].merge(row.value) }
+                for (key, value) in regrouped { try Self.upsertTag(level, app: app, tag: key.tag, key: key.key, adding: value, db) }
             }
         }
     }
