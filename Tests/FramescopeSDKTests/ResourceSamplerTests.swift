@@ -163,7 +163,7 @@ extension RealThreadTests {
             #expect(abs(usage.cpuPercent.mean - 50) < 1e-6)
         }
 
-        @Test("A thread spinning for 1 s shows as more than 50 % CPU, agreeing with the process CPU clock")
+        @Test("A thread spinning for 1 s shows as busy (over 25 % of a core), agreeing with the process CPU clock")
         func busyThread() throws {
             let sampler = ResourceSampler(interval: 0.2)
             let cpuBefore = processCPUSeconds()
@@ -180,8 +180,11 @@ extension RealThreadTests {
             let independent = 100 * (processCPUSeconds() - cpuBefore) / elapsed(from: wallBefore, to: systemMonotonicNanoseconds())
 
             #expect(usage.samples >= 3, "\(usage)")
-            #expect(usage.cpuPercent.max > 50, "\(usage.cpuPercent)")
-            #expect(usage.cpuPercent.mean > 50, "\(usage.cpuPercent)")
+            // A spinning thread holds a core when the machine is idle (about 100 %); with the
+            // other suites running beside it on two cores it has measured 47 %. The agreement
+            // with the CPU clock below is the exact check.
+            #expect(usage.cpuPercent.max > 25, "\(usage.cpuPercent)")
+            #expect(usage.cpuPercent.mean > 25, "\(usage.cpuPercent)")
             #expect(abs(usage.cpuPercent.mean - independent) < 10, "sampler \(usage.cpuPercent.mean) %, CPU clock \(independent) %")
         }
 
