@@ -96,13 +96,7 @@ extension SQLiteStore {
             cached.merge(value)
             merged = cached
         } else {
-            let select = try db.cachedStatement(sql: "SELECT visits, report, motion, stats, devices FROM \(table) WHERE app_id = ? AND bucket = ? AND "
-                                                + keyColumns.map { "\($0) = ?" }.joined(separator: " AND "))
-            if let row = try Row.fetchOne(select, arguments: keyArguments) {
-                var stored = try decodeValue(row)
-                stored.merge(value)
-                merged = stored
-            }
+            merged = try adding(value, toRowOf: keyArguments, table: table, columns: keyColumns, db)
         }
         cache?.stage(cacheKey, merged)
         try write(merged, table: table, columns: keyColumns, keyArguments: keyArguments, db)
@@ -115,15 +109,20 @@ extension SQLiteStore {
         let columns = ["tag_key", "tag_value"] + keyColumns
         var keyArguments: StatementArguments = [app, key.bucketStart, tag.key, tag.value]
         keyArguments += storedValues(key.values)
-        var merged = value
+        let merged = try adding(value, toRowOf: keyArguments, table: table, columns: columns, db)
+        try write(merged, table: table, columns: columns, keyArguments: keyArguments, db)
+    }
+
+    /// `value` merged into the stored row of `keyArguments` (app, bucket, then `columns`),
+    /// or `value` alone when there is none.
+    private static func adding(_ value: RollupValue, toRowOf keyArguments: StatementArguments, table: String, columns: [String],
+                               _ db: Database) throws -> RollupValue {
         let select = try db.cachedStatement(sql: "SELECT visits, report, motion, stats, devices FROM \(table) WHERE app_id = ? AND bucket = ? AND "
                                             + columns.map { "\($0) = ?" }.joined(separator: " AND "))
-        if let row = try Row.fetchOne(select, arguments: keyArguments) {
-            var stored = try decodeValue(row)
-            stored.merge(value)
-            merged = stored
-        }
-        try write(merged, table: table, columns: columns, keyArguments: keyArguments, db)
+        guard let row = try Row.fetchOne(select, arguments: keyArguments) else { return value }
+        var stored = try decodeValue(row)
+        stored.merge(value)
+        return stored
     }
 
     /// Inserts or replaces the row of `keyArguments` (app, bucket, then `columns`) with `value`.
