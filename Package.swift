@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "FramescopeScrollRunner", targets: ["FramescopeScrollRunner"]),
         .library(name: "FramescopeCollector", targets: ["FramescopeCollector"]),
         .library(name: "FramescopeDashboard", targets: ["FramescopeDashboard"]),
+        .library(name: "FramescopeClickHouse", targets: ["FramescopeClickHouse"]),
         .library(name: "FramescopeSDK", targets: ["FramescopeSDK"]),
         .executable(name: "framescope", targets: ["framescope"]),
     ],
@@ -98,6 +99,17 @@ let package = Package(
             ],
             resources: [.copy("Resources/openapi.json")]
         ),
+        // The collector's store on ClickHouse: its HTTP interface (async-http-client),
+        // RowBinary inserts, literals and locations (docs/dev-notes/clickhouse-schema.md).
+        .target(
+            name: "FramescopeClickHouse",
+            dependencies: [
+                "FramescopeCollector",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
         // The dashboard: HTML pages with server-drawn SVG charts, served by the collector.
         .target(
             name: "FramescopeDashboard",
@@ -154,8 +166,11 @@ let package = Package(
             ]
         ),
         .testTarget(name: "FramescopeCLITests", dependencies: ["framescope", "FramescopeExample", "FramescopeCore", "FramescopeSimulation", "FramescopeProcessTesting",
-                                                     .product(name: "Hummingbird", package: "hummingbird")],
+                                                     .product(name: "Hummingbird", package: "hummingbird"),
+                                                     .product(name: "NIOCore", package: "swift-nio")],
                     exclude: ["Fixtures"]),
+        // Needs Debian's clickhouse-server (scripts/test installs it): the tests start their own.
+        .testTarget(name: "FramescopeClickHouseTests", dependencies: ["FramescopeClickHouse"]),
         .testTarget(
             name: "FramescopeCollectorTests",
             dependencies: [
@@ -166,6 +181,8 @@ let package = Package(
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Fixtures"]
         ),

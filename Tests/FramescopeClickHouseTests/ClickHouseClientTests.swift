@@ -1,0 +1,113 @@
+import Foundation
+@testable import FramescopeClickHouse
+import Testing
+
+@Suite("ClickHouse: locations, literals and RowBinary")
+struct ClickHouseTextTests {
+    @Test("clickhouse:// locations: user, password, host, port, database and cluster", arguments: [
+        ("clickhouse://default@127.0.0.1:8123/framescope", "default", "", "127.0.0.1", 8123, "framescope", nil),
+        ("clickhouse://ops:s3cr:et@db.example.com/fs_prod?cluster=two_shards", "ops", "s3cr:et", "db.example.com", 8123, "fs_prod", "two_shards"),
+        ("clickhouse://[::1]:18123/fs", "default", "", "::1", 18123, "fs", nil),
+        ("clickhouse://localhost/fs", "default", "", "localhost", 8123, "fs", nil),
+    ] as [(String, String, String, String, Int, String, String?)])
+    func locations(text: String, user: String, password: String, host: String, port: Int, database: String, cluster: String?) throws {
+        let location = try ClickHouseLocation(parsing: text)
+        #expect(location == ClickHouseLocation(user: user, password: password, host: host, port: port, database: database, cluster: cluster))
+        #expect(!location.description.contains("s3cr"), "the password is never printed")
+    }
+
+    @Test("Bad locations name the part at fault", arguments: [
+        ("sqlite:/tmp/x", "clickhouse://"), ("clickhouse://127.0.0.1:8123", "database"), ("clickhouse://h:0/db", "port"),
+        ("clickhouse://h:99999/db", "port"), ("clickhouse://h/db;DROP", "database"), ("clickhouse://h/db?cluster=a-b", "cluster"),
+        ("clickhouse://h/db?shard=1", "cluster=NAME"), ("clickhouse://@h/db", "user"), ("clickhouse:///db", "host"),
+        ("clickhouse://[::1/db", "IPv6"),
+    ])
+    func badLocations(text: String, named: String) {
+        #expect(throws: ClickHouseLocationError.self) { try ClickHouseLocation(parsing: text) }
+        do { _ = try ClickHouseLocation(parsing: text) } catch { #expect(error.message.contains(named), "\(text): \(error.message)") }
+    }
+
+    @Test("String literals escape only backslash and quote, per Unicode scalar")
+    func literals() {
+        #expect(ClickHouseSQL.quote("O'Brien") == #"'O\'Brien'"#)
+        #expect(ClickHouseSQL.quote(#"back\slash"#) == #"'back\\slash'"#)
+        #expect(ClickHouseSQL.quote("e\u{301}") == "'e\u{301}'")
+        #expect(ClickHouseSQL.isIdentifier("fs_prod2") && !ClickHouseSQL.isIdentifier("2fs") && !ClickHouseSQL.isIdentifier("a-b") && !ClickHouseSQL.isIdentifier(""))
+    }
+
+    @Test("RowBinary: little-endian numbers, LEB128 lengths, UTF-8 strings")
+    func rowBinary() {
+        var writer = RowBinaryWriter()
+        writer.append(UInt16(0x0102))
+        writer.append("é")
+        writer.appendLength(300)
+        writer.append(1.0)
+        writer.append([UInt64(1)])
+        #expect(writer.bytes == [0x02, 0x01, 0x02, 0xC3, 0xA9, 0xAC, 0x02, 0, 0, 0, 0, 0, 0, 0xF0, 0x3F, 0x01, 1, 0, 0, 0, 0, 0, 0, 0])
+    }
+
+    @Test("TabSeparated output: rows, columns and escapes")
+    func tabSeparated() {
+        let rows = TabSeparated.rows(Array("a\\tb\t1\nline\\nfeed\t\\\\\n".utf8))
+        #expect(rows == [["a\tb", "1"], ["line\nfeed", "\\"]])
+    }
+
+    @Test("Errors: ClickHouse's code from the body; passing codes and HTTP 5xx without one are 503")
+    func errors() {
+        #expect(ClickHouseError.from(status: 200, body: "") == nil)
+        #expect(ClickHouseError.from(status: 500, body: "Code: 60, e.displayText() = DB::Exception: Table x doesn't exist") == .server(code: 60, message: "Code: 60, e.displayText() = DB::Exception: Table x doesn't exist"))
+        #expect(ClickHouseError.from(status: 500, body: "Code: 210, e.displayText() = DB::NetException: Connection refused")?.isPassing == true)
+        #expect(ClickHouseError.from(status: 502, body: "Bad gateway")?.isPassing == true)
+        #expect(ClickHouseError.from(status: 500, body: "Code: 62, syntax")?.status == .internalServerError)
+    }
+}
+
+@Suite("ClickHouse: a real server", .serialized)
+struct ClickHouseServerTests {
+    @Test("Hostile strings round-trip as literals; RowBinary floats are stored exactly; errors carry the code; a stopped server is unavailable")
+    func realServer() async throws {
+        let server = try await ClickHouseServer()
+        defer { server.stop() }
+        let admin = ClickHouseClient(location: server.location(database: "default"))
+        try await admin.execute("CREATE DATABASE IF NOT EXISTS fs_test", inDatabase: false)
+        let client = ClickHouseClient(location: server.location(database: "fs_test"))
+        let hostile = ["O'Brien", #"back\slash"#, "'; DROP TABLE fs_test.t; --", "tab\tline\nfeed", "nul\u{0}byte", #"\'"#,
+                       "emoji 🎉 画面", #"\N"#, #"trailing\"#, "e\u{301}\u{202E}rtl"]
+        for text in hostile {
+            let rows = try await client.rows("SELECT \(ClickHouseSQL.quote(text))")
+            #expect(rows == [[text]], "\(text.debugDescription)")
+        }
+        try await client.execute("CREATE TABLE t (s String, x Float64, n UInt64) ENGINE = MergeTree ORDER BY n")
+        // Values whose decimal text 18.16 parses one unit off; RowBinary carries the bits.
+        let values = [1.639426889901609, 0.1 + 0.2, 1e-300, 123456789.123456789, Double.pi]
+        var writer = RowBinaryWriter()
+        for (index, value) in values.enumerated() {
+            writer.append(hostile[index])
+            writer.append(value)
+            writer.append(UInt64(index))
+        }
+        try await client.insert(into: "t", columns: ["s", "x", "n"], rows: writer.bytes)
+        // ClickHouse prints a Float64 in its shortest exact form, so the text reads back to the same bits.
+        let stored = try await client.rows("SELECT s, x, n FROM t ORDER BY n")
+        #expect(stored.map { $0[0] } == Array(hostile.prefix(values.count)))
+        #expect(stored.map { Double($0[1])?.bitPattern } == values.map(\.bitPattern))
+        await #expect(throws: ClickHouseError.server(code: 60, message: "")) {
+            do { _ = try await client.rows("SELECT * FROM missing_table") } catch let error as ClickHouseError {
+                if case .server(let code, _) = error { throw ClickHouseError.server(code: code, message: "") }
+                throw error
+            }
+        }
+        server.stop()
+        // Refused at once (no retries until the deadline), so a collector can answer 503 quickly.
+        let clock = ContinuousClock()
+        let started = clock.now
+        do {
+            try await client.execute("SELECT 1")
+            Issue.record("a stopped server answered")
+        } catch {
+            #expect(error.isPassing, "\(error)")
+            #expect(error.status == .serviceUnavailable)
+        }
+        #expect(clock.now - started < .seconds(client.timeout), "failed within the request's timeout, not at it")
+    }
+}
