@@ -9,9 +9,15 @@ import Glibc
 /// config of its own (no `include_from`), its own data folder and ports, started here and
 /// stopped by its process id. No server installed is a failure saying how to get one
 /// (`.ci/run` installs it), never a skip.
+///
+/// It is started with `posix_spawn`, not Foundation's `Process`: clickhouse-server closes
+/// the descriptors it inherits, and Foundation on Linux takes the close of its watch socket
+/// for the child's exit and blocks its one monitor thread in `waitpid` on the running
+/// server, after which no other `Process` of the test run is ever seen to exit (the whole
+/// suite hung so in CI).
 final class ClickHouseServer: @unchecked Sendable {
     let directory: URL
-    let process = Process()
+    private(set) var pid: pid_t = 0
     let httpPort: Int
     let tcpPort: Int
 
@@ -66,21 +72,11 @@ final class ClickHouseServer: @unchecked Sendable {
                 <mlock_executable>false</mlock_executable>
             </yandex>
             """.write(to: directory.appendingPathComponent("config.xml"), atomically: true, encoding: .utf8)
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = ["--config-file=\(path)/config.xml"]
-        process.standardInput = FileHandle.nullDevice
-        let log = try FileHandle(forWritingTo: { () -> URL in
-            let url = directory.appendingPathComponent("log/stdout.log")
-            _ = FileManager.default.createFile(atPath: url.path, contents: nil)
-            return url
-        }())
-        process.standardOutput = log
-        process.standardError = log
-        try process.run()
+        pid = try Self.spawn(Self.binary, arguments: ["--config-file=\(path)/config.xml"], log: "\(path)/log/stdout.log")
         let client = ClickHouseClient(location: location(database: "default"), timeout: 5)
         for _ in 0..<300 {
             if await client.ping() { return }
-            guard process.isRunning else { break }
+            guard isRunning else { break }
             try await Task.sleep(for: .milliseconds(100))
         }
         let output = (try? String(contentsOf: directory.appendingPathComponent("log/server.err.log"), encoding: .utf8)) ?? ""
@@ -93,15 +89,51 @@ final class ClickHouseServer: @unchecked Sendable {
         ClickHouseLocation(host: "127.0.0.1", port: httpPort, database: database)
     }
 
-    /// Stops the server (SIGTERM, then SIGKILL after 10 s) and deletes its folder.
+    /// Stops the server (SIGTERM, then SIGKILL after 10 s), reaps it and deletes its folder.
     func stop() {
-        if process.isRunning {
-            process.terminate()
-            for _ in 0..<200 where process.isRunning { usleep(50_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
+        if pid > 0 {
+            kill(pid, SIGTERM)
+            var status: Int32 = 0
+            var reaped = false
+            for _ in 0..<200 {
+                if waitpid(pid, &status, WNOHANG) == pid { reaped = true; break }
+                usleep(50_000)
+            }
+            if !reaped {
+                kill(pid, SIGKILL)
+                _ = waitpid(pid, &status, 0)
+            }
+            pid = 0
         }
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Whether the server process has not exited (reaping it if it has).
+    var isRunning: Bool {
+        guard pid > 0 else { return false }
+        var status: Int32 = 0
+        if waitpid(pid, &status, WNOHANG) == pid {
+            pid = 0
+            return false
+        }
+        return true
+    }
+
+    /// Starts `path` with `arguments`, standard input from /dev/null and both outputs
+    /// appended to `log`; returns its process id.
+    static func spawn(_ path: String, arguments: [String], log: String) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var child: pid_t = 0
+        let result = posix_spawn(&child, path, &actions, nil, argv, environ)
+        guard result == 0 else { throw Missing(description: "posix_spawn \(path): error \(result)") }
+        return child
     }
 
     deinit { stop() }
