@@ -6,8 +6,9 @@ extension MessageDataset {
         /// Text only: a text message as its lines, a media message as its image names.
         case plain
         /// The thesis' heavy cells: every message a bubble with a gradient, rounded corners,
-        /// shadows and a blurred avatar; a media message's images drawn large (1200×700
-        /// JPEGs made in the page, scaled down, blurred and shadowed).
+        /// wide soft shadows (80–90 px blur radius, which software raster pays for every
+        /// tile that scrolls in) and a shadowed avatar; a media message's images drawn large
+        /// (1200×700 JPEGs made in the page, scaled down, blurred 10 px and shadowed).
         case heavy
     }
 
@@ -64,11 +65,11 @@ extension MessageDataset {
     private static let heavyStyle = """
         .bubble { border-radius: 18px; border: 0; padding: 10px 14px; min-width: 40%;
           background: linear-gradient(135deg, #fff, #e9eefc 40%, #fbe9f2);
-          box-shadow: 0 6px 24px rgba(0,0,0,.35), 0 0 0 3px rgba(40,80,160,.25) inset; text-shadow: 0 2px 6px rgba(0,0,0,.4); }
+          box-shadow: 0 10px 80px rgba(0,0,0,.5), 0 0 40px rgba(255,0,0,.3), 0 0 0 3px rgba(40,80,160,.25) inset; text-shadow: 0 2px 6px rgba(0,0,0,.4); }
         .avatar { width: 56px; height: 56px; flex: none; border-radius: 50%; opacity: .85;
           background: conic-gradient(red, orange, yellow, green, blue, violet, red); filter: drop-shadow(0 4px 8px rgba(0,0,0,.6)); }
         .bubble img { display: block; width: 100%; height: 320px; object-fit: cover; margin-top: 8px; border-radius: 14px;
-          filter: blur(1.5px) saturate(1.4); box-shadow: 0 12px 40px rgba(0,0,0,.5); }
+          filter: blur(10px) saturate(1.4); box-shadow: 0 20px 90px rgba(0,0,0,.6); }
         """
 
     private static let heavyScript = """
