@@ -65,6 +65,9 @@ struct ServeCommand: AsyncParsableCommand {
         if let publicURL, let problem = WebhookURL.problem(publicURL) {
             throw ValidationError("--public-url: \(problem.message.replacingOccurrences(of: "url ", with: "it "))")
         }
+        if let publicURL, publicURL.contains("?") {
+            throw ValidationError("--public-url: the collector's base URL takes no query (links to /dashboard/… are appended to it)")
+        }
         if !(0...65535).contains(port) { throw ValidationError("--port must be 0–65535") }
         if !(retentionDays > 0 && retentionDays <= 36_500) { throw ValidationError("--retention-days must be more than 0 and at most 36500") }
         if !(rateLimit > 0 && rateLimit <= 1_000_000) { throw ValidationError("--rate-limit must be more than 0 and at most 1000000") }

@@ -40,6 +40,17 @@ struct AppsAlertsCLITests {
         _ = directory
     }
 
+    @Test("serve --public-url takes a base URL without a query (links are appended to it): 64 naming the option")
+    func publicURL() throws {
+        let directory = try TemporaryDirectory()
+        let db = directory.url.appendingPathComponent("c.sqlite").path
+        for bad in ["https://collector.example.com/?a=1", "ftp://collector.example.com"] {
+            let refused = try CLI.run(["serve", "--db", db, "--port", "0", "--public-url", bad])
+            #expect(refused.exitCode == 64 && refused.stderr.contains("--public-url"), "\(bad): \(refused.stderr)")
+        }
+        _ = directory
+    }
+
     @Test("serve --demo raises the Feed regression of 3.1.0 on start: listed by the CLI and the API, acknowledged with the CLI")
     func demoAlert() async throws {
         let directory = try TemporaryDirectory()

@@ -44,6 +44,23 @@ struct AlertTests {
         #expect(try await store.alerts(app: "demo", limit: 100).count == raised.count)
     }
 
+    @Test("A stray version with a visit or two (a test build, or one a device invented) does not break the chain: 3.0.0 is still compared with 3.1.0")
+    func strayVersion() async throws {
+        let (temporary, _) = try await Self.demoStore()
+        let store = temporary.store
+        // One visit of "3.0.1" on Feed, between the demo's 3.0.0 and 3.1.0.
+        let report = visitReport(seed: 9, seconds: 2)
+        let start = Self.now - 2 * 86_400
+        let event = ScreenVisitEvent(screen: "Feed", startedAt: ISO8601.format(unixSeconds: start), duration: 3,
+                                     context: VisitContext(network: .wifi, lowPowerMode: false), report: report.whole, motion: report.motion)
+        _ = try await store.ingest(IngestBatch(app: "demo", batchId: "stray", appVersion: "3.0.1", osVersion: "18.1", deviceModel: "iPhone16,1",
+                                               events: [(event, start)], rawEvents: ["{}"], receivedAt: Self.now))
+        let raised = try await AlertEvaluator(store: store).evaluate(now: Self.now)
+        #expect(raised.contains { $0.screen == "Feed" && $0.metric == "hitchRatio" && $0.baseline == "3.0.0" && $0.candidate == "3.1.0" },
+                "\(raised.map { "\($0.screen) \($0.metric) \($0.baseline)→\($0.candidate)" })")
+        #expect(raised.allSatisfy { $0.baseline != "3.0.1" && $0.candidate != "3.0.1" })
+    }
+
     @Test("The app's minimum sample and change apply: too high a bar raises nothing")
     func appRules() async throws {
         let (temporary, _) = try await Self.demoStore()

@@ -43,6 +43,16 @@ struct WebhookDeliveryTests {
                                contentType: request.headers[.contentType], body: Array(buffer: bytes))
             return Response(status: await received.answer())
         }
+        // A head, one byte of a 10-byte body, then silence.
+        router.post("/stall") { request, _ -> Response in
+            _ = try await request.body.collect(upTo: 1 << 20)
+            await received.add(signature: nil, delivery: nil, contentType: nil, body: [])
+            return Response(status: .ok, headers: [.contentLength: "10"], body: ResponseBody { writer in
+                try await writer.write(ByteBuffer(string: "x"))
+                try await Task.sleep(for: .seconds(3600))
+                try await writer.finish(nil)
+            })
+        }
         let port = Port()
         var logger = Logger(label: "receiver")
         logger.logLevel = .error
@@ -173,5 +183,54 @@ struct WebhookDeliveryTests {
         #expect(refused.webhook == closed.id && refused.state == .undelivered && refused.attempts == 2)
         #expect(refused.lastError?.hasPrefix("no response") == true)
         try await transport.shutdown()
+    }
+
+    @Test("A receiver that sends a head and stalls its body: the attempt ends at the timeout with the head's status (it once hung the alert service)")
+    func stalledBody() async throws {
+        let received = Received(status: .ok)
+        try await withReceiver(received) { url in
+            let transport = HTTPWebhookTransport()
+            let stall = url.replacingOccurrences(of: "/hook", with: "/stall")
+            // Guarded: without the deadline this never returns, so the guard fails the test instead of hanging it.
+            let status = try await withThrowingTaskGroup(of: Int?.self) { group in
+                group.addTask { try await transport.post(url: stall, body: Array("{}".utf8), headers: [], timeout: .milliseconds(500)) }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(30))
+                    return nil
+                }
+                defer { group.cancelAll() }
+                return try await group.next() ?? nil
+            }
+            #expect(status == 200, "the head's status, once the body's read is cut at the deadline")
+            #expect(await received.requests.count == 1)
+            try await transport.shutdown()
+        }
+    }
+
+    @Test("A dead receiver gets its attempts once per pass, not once per alert; a webhook removed during a pass gets no more POSTs")
+    func deadReceiverAndRemoval() async throws {
+        let temporary = try TemporaryStore()
+        let store = temporary.store
+        _ = try await store.createApp(name: "Shop", id: nil)
+        let received = Received(status: .internalServerError)
+        try await withReceiver(received) { url in
+            _ = try #require(try await store.addWebhook(app: "shop", url: url, now: AlertTests.now))
+            let contract = AlertStoreContractTests()
+            _ = try await store.raiseAlerts([contract.alert(screen: "Feed"), contract.alert(screen: "Search"), contract.alert(screen: "Chat")],
+                                            now: AlertTests.now)
+            let transport = HTTPWebhookTransport()
+            let sleeps = Sleeps()
+            #expect(try await delivery(store, transport: transport, sleeps: sleeps, attempts: 2).deliverPending() == (0, 1))
+            #expect(await received.requests.count == 2, "two attempts for the first alert, none for the two behind it")
+            #expect(try await store.pendingDeliveries(limit: 10).count == 2, "the others wait for the next pass")
+            // Removed mid-pass: a delivery read before the removal is not sent.
+            let pending = try #require(try await store.pendingDeliveries(limit: 10).first)
+            let webhooks = try #require(try await store.webhooks(app: "shop"))
+            #expect(try await store.removeWebhook(app: "shop", id: try #require(webhooks.first).id))
+            await received.respond(with: .ok)
+            #expect(try await delivery(store, transport: transport, sleeps: sleeps).deliver(pending) == .pending)
+            #expect(await received.requests.count == 2)
+            try await transport.shutdown()
+        }
     }
 }

@@ -66,24 +66,47 @@ public struct AlertEvaluator: Sendable {
 
     /// Every figure of every screen that regressed between consecutive versions of `app`
     /// at `now`, whether or not it was raised before.
+    ///
+    /// Versions are consecutive per screen among those with at least the app's minimum
+    /// sample of visits on that screen: a version a device sent only a visit or two of (a
+    /// test build, or a hostile device holding the ingest key) is skipped rather than
+    /// breaking the chain, so 3.0.0 is still compared with 3.1.0 across a stray 3.0.1.
     public func findings(app: String, now: Double) async throws -> [NewAlert] {
         let (from, to) = range(now: now)
-        let versions = try await store.dimensionValues(app: app, dimension: .appVersion, from: from, to: to)
-            .filter { $0 != CardinalityLimits.other }
-            .sorted(by: Self.versionOrder)
-        guard versions.count >= 2 else { return [] }
         let rules = (try await store.thresholds(app: app) ?? AppThresholds()).verdictRules
-        let queries = CollectorQueries(store: store)
         let query = ScreenQuery(from: from, to: to)
+        // Visits per screen and version, in one read of the rollups.
+        var versionsByScreen: [String: [String]] = [:]
+        for group in try await store.aggregate(app: app, query: AggregateQuery(filter: query, byScreen: true, dimension: .appVersion)) {
+            guard let screen = group.screen, let version = group.dimensionValue, screen != CardinalityLimits.other,
+                  version != CardinalityLimits.other, group.visits >= rules.minimumVisits else { continue }
+            versionsByScreen[screen, default: []].append(version)
+        }
+        // The screens each pair of consecutive versions is judged on.
+        var screensByPair: [VersionPair: Set<String>] = [:]
+        for (screen, versions) in versionsByScreen {
+            let ordered = versions.sorted(by: Self.versionOrder)
+            for (baseline, candidate) in zip(ordered, ordered.dropFirst()) {
+                screensByPair[VersionPair(baseline: baseline, candidate: candidate), default: []].insert(screen)
+            }
+        }
+        let queries = CollectorQueries(store: store)
         var found: [NewAlert] = []
-        for (baseline, candidate) in zip(versions, versions.dropFirst()) {
-            let comparison = try await queries.compare(app: app, query: query, baseline: baseline, candidate: candidate, rules: rules)
-            for screen in comparison.screens where screen.verdict == .regressed && screen.screen != CardinalityLimits.other {
+        for (pair, screens) in screensByPair.sorted(by: { Self.versionOrder($0.key.candidate, $1.key.candidate)
+                                                            || ($0.key.candidate == $1.key.candidate && Self.versionOrder($0.key.baseline, $1.key.baseline)) }) {
+            let comparison = try await queries.compare(app: app, query: query, baseline: pair.baseline, candidate: pair.candidate, rules: rules)
+            for screen in comparison.screens where screen.verdict == .regressed && screens.contains(screen.screen) {
                 for change in screen.metrics where change.verdict == .regressed {
-                    found.append(NewAlert(app: app, screen: screen.screen, baseline: baseline, candidate: candidate, figures: change, from: from, to: to))
+                    found.append(NewAlert(app: app, screen: screen.screen, baseline: pair.baseline, candidate: pair.candidate, figures: change, from: from, to: to))
                 }
             }
         }
         return found
+    }
+
+    /// Two versions compared, the older first.
+    struct VersionPair: Hashable {
+        var baseline: String
+        var candidate: String
     }
 }

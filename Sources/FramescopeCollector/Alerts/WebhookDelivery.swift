@@ -13,14 +13,24 @@ public protocol WebhookTransport: Sendable {
 
 /// The real transport: async-http-client with redirects refused (a webhook answers
 /// itself; following a redirect could send the alert somewhere the admin never named),
-/// a 5 s connect timeout and at most 64 KiB of response body read.
+/// a 5 s connect timeout, and at most 64 KiB of response body read.
+///
+/// The whole exchange is bounded by the `timeout` of ``post(url:body:headers:timeout:)``:
+/// async-http-client's own deadline ends when the response's head arrives, so a receiver
+/// that sends a head and then stalls its body would otherwise hold the alert service (and
+/// every app's deliveries behind it) for ever. The status is taken from the head; the body
+/// is read only until the deadline.
 public final class HTTPWebhookTransport: WebhookTransport {
     let client: HTTPClient
 
     /// A transport with a client of its own; call ``shutdown()`` when done.
     public init() {
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(
-            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5)), decompression: .disabled))
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(10)),
+                                                     decompression: .disabled)
+        // A refused connection is a failed attempt at once (the backoff spaces the retries),
+        // not one async-http-client keeps trying until the deadline.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
     /// Closes the client's connections.
@@ -28,17 +38,48 @@ public final class HTTPWebhookTransport: WebhookTransport {
         try await client.shutdown()
     }
 
-    /// POSTs with async-http-client; the body of the answer is read (up to 64 KiB) and dropped.
+    /// POSTs with async-http-client; the status of the answer's head is returned, and its
+    /// body is read (up to 64 KiB, until the deadline) and dropped.
     public func post(url: String, body: [UInt8], headers: [(String, String)], timeout: Duration) async throws -> Int {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         request.body = .bytes(ByteBuffer(bytes: body))
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
         let milliseconds = timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
-        let response = try await client.execute(request, timeout: .milliseconds(max(1, milliseconds)))
-        _ = try? await response.body.collect(upTo: 64 * 1024)
-        return Int(response.status.code)
+        let client = self.client
+        let sent = request
+        let response = try await Self.before(deadline) {
+            try await client.execute(sent, timeout: .milliseconds(max(1, milliseconds)))
+        }
+        let status = Int(response.status.code)
+        _ = try? await Self.before(deadline) { try await response.body.collect(upTo: 64 * 1024) }
+        return status
     }
+
+    /// `operation`'s result if it finishes before `deadline`; otherwise it is cancelled and
+    /// ``WebhookTimeout`` is thrown.
+    static func before<T: Sendable>(_ deadline: ContinuousClock.Instant, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await operation() }
+            group.addTask {
+                try await Task.sleep(until: deadline, clock: ContinuousClock())
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let result = first else { throw WebhookTimeout() }
+            return result
+        }
+    }
+}
+
+/// A webhook's answer did not come within the delivery's timeout.
+public struct WebhookTimeout: Error, Sendable, CustomStringConvertible {
+    /// An error.
+    public init() {}
+    /// "timed out".
+    public var description: String { "timed out" }
 }
 
 /// Delivers pending alerts to their webhooks: a signed POST of ``WebhookPayload``, retried
@@ -95,19 +136,31 @@ public struct WebhookDelivery: Sendable {
     }
 
     /// Delivers every pending delivery (at most `limit` of them), one after another; returns
-    /// how many ended delivered and how many undelivered.
+    /// how many ended delivered and how many undelivered. A webhook that used up every
+    /// attempt of one delivery in this pass gets no more attempts in it (its other
+    /// deliveries wait, pending, for the next pass), so one dead receiver does not hold the
+    /// other apps' alerts for minutes per alert.
     public func deliverPending(limit: Int = 1000) async throws -> (delivered: Int, undelivered: Int) {
         var delivered = 0
         var undelivered = 0
-        for pending in try await store.pendingDeliveries(limit: limit) {
+        var unreachable: Set<Int64> = []
+        for pending in try await store.pendingDeliveries(limit: limit) where !unreachable.contains(pending.webhook) {
             if Task.isCancelled { break }
             switch try await deliver(pending) {
             case .delivered: delivered += 1
-            case .undelivered: undelivered += 1
+            case .undelivered:
+                undelivered += 1
+                unreachable.insert(pending.webhook)
             case .pending: break
             }
         }
         return (delivered, undelivered)
+    }
+
+    /// Whether the delivery's webhook still exists (a webhook removed during a pass gets no
+    /// more POSTs, as `DELETE …/webhooks/{id}` promises).
+    func webhookExists(_ pending: PendingDelivery) async throws -> Bool {
+        try await store.webhooks(app: pending.alert.app)?.contains { $0.id == pending.webhook } ?? false
     }
 
     /// Attempts one delivery until it succeeds or has used ``maximumAttempts``; records
@@ -123,6 +176,7 @@ public struct WebhookDelivery: Sendable {
             if attempts > pending.attempts {
                 do { try await sleep(backoff(beforeAttempt: attempts + 1)) } catch { return .pending }
             }
+            guard try await webhookExists(pending) else { return .pending }
             attempts += 1
             let failure: String
             do {
@@ -147,6 +201,7 @@ public struct WebhookDelivery: Sendable {
 
     /// A failed attempt in a few words, never the URL's query (it may hold a token).
     static func describe(_ error: any Error) -> String {
+        if error is WebhookTimeout { return "timed out" }
         if let error = error as? HTTPClientError {
             switch error {
             case .deadlineExceeded, .readTimeout, .connectTimeout: return "timed out"
