@@ -111,3 +111,40 @@ struct ClickHouseServerTests {
         #expect(clock.now - started < .seconds(client.timeout), "failed within the request's timeout, not at it")
     }
 }
+
+@Suite("ClickHouse: the schema's migrations on a real server", .serialized)
+struct ClickHouseMigratorTests {
+    @Test("A fresh server gets the database and every version; a second run applies nothing; a newer schema is refused")
+    func migrate() async throws {
+        let server = try await ClickHouseServer()
+        defer { server.stop() }
+        let client = ClickHouseClient(location: server.location(database: "fs_migrate"))
+        let migrator = ClickHouseMigrator(client: client)
+        let known = ClickHouseMigrator.migrations.map(\.version)
+        #expect(known == Array(1...known.count), "versions are 1, 2, 3… in order")
+        #expect(try await migrator.migrate() == known)
+        #expect(try await migrator.appliedVersions() == known)
+        let tables = try await client.rows("SELECT name FROM system.tables WHERE database = 'fs_migrate' ORDER BY name").map { $0[0] }
+        #expect(tables == ["batches", "events", "schema_migrations"])
+        #expect(try await migrator.migrate() == [], "nothing applied twice")
+        #expect(try await migrator.appliedVersions() == known)
+        // The raw events table takes a RowBinary row and computes its hour.
+        var row = RowBinaryWriter()
+        row.append("shop"); row.append("b1"); row.append(1_700_003_725.5)
+        for text in ["Feed", "3.1.0", "18.1", "iPhone16,1", "wifi"] { row.append(text) }
+        row.append(UInt8(0)); row.append("nominal"); row.append("120")
+        row.appendLength(0); row.appendLength(0)
+        row.append("device-1"); row.append(UInt16(7)); row.append(UInt8(3))
+        row.append([UInt64(1), 120]); row.append([Double]()); row.append([Double.infinity]); row.append([-Double.infinity])
+        row.append([UInt64]()); row.append([UInt64]()); row.append(0.2); row.append("{}")
+        try await client.insert(into: "events", columns: ["app_id", "batch_id", "started_at", "screen", "app_version", "os_version", "device_model",
+                                                          "network", "low_power", "thermal_state", "max_refresh_rate", "tag_keys", "tag_values",
+                                                          "device_key", "device_register", "device_rank", "event_counts", "event_sums", "event_mins",
+                                                          "event_maxes", "event_tally_keys", "event_tally_counts", "stability_band", "payload"],
+                                rows: row.bytes)
+        #expect(try await client.rows("SELECT toUInt32(hour), screen, event_counts FROM events") == [["1700002800", "Feed", "[1,120]"]])
+        // A version from a newer Framescope: refused, naming it.
+        try await client.execute("INSERT INTO fs_migrate.schema_migrations SELECT 999, 'from the future', now()")
+        await #expect(throws: ClickHouseSchemaError.self) { _ = try await migrator.migrate() }
+    }
+}
