@@ -62,7 +62,56 @@ public struct ClickHouseMigrator: Sendable {
             ORDER BY (app_id, batch_id)
             """,
         ]),
+        Migration(version: 2, name: "rollups merged in the engine: six levels fed by materialized views", statements: rollupStatements),
     ]
+
+    /// Version 2's statements, frozen: for each level a table of aggregate states and the
+    /// materialized view that feeds it from every insert into `events`
+    /// (docs/dev-notes/clickhouse-schema.md §1–2): counters and sums by `sumForEach`,
+    /// extremes by `minForEach`/`maxForEach`, histograms and tallies by `sumMap`, the device
+    /// sketch as the set of `register·64 + rank` codes, the stability band of the earliest
+    /// visit with frames.
+    static let rollupStatements: [String] = {
+        let hourBucket = "hour"
+        let dayBucket = "toDateTime(intDiv(toUInt32(hour), 86400) * 86400, 'UTC')"
+        let dimensions = "app_version, os_version, device_model, network, low_power, thermal_state, max_refresh_rate"
+        let anyDimensions = "'*' AS app_version, '*' AS os_version, '*' AS device_model, '*' AS network, toUInt8(0) AS low_power, "
+            + "'*' AS thermal_state, '*' AS max_refresh_rate"
+        let states = """
+            sumForEachState(event_counts) AS counts, sumForEachState(event_sums) AS sums, minForEachState(event_mins) AS mins,
+            maxForEachState(event_maxes) AS maxes, sumMapState(event_tally_keys, event_tally_counts) AS tallies,
+            groupUniqArrayStateIf(toUInt16(device_register * 64 + device_rank), device_rank > 0) AS devices,
+            argMinIfState(stability_band, started_at, toUInt8(event_counts[2] + event_counts[5] + event_counts[17] > 0)) AS band
+            """
+        let columns = """
+            screen String, app_version String, os_version String, device_model String, network String, low_power UInt8,
+            thermal_state String, max_refresh_rate String,
+            counts AggregateFunction(sumForEach, Array(UInt64)), sums AggregateFunction(sumForEach, Array(Float64)),
+            mins AggregateFunction(minForEach, Array(Float64)), maxes AggregateFunction(maxForEach, Array(Float64)),
+            tallies AggregateFunction(sumMap, Array(UInt64), Array(UInt64)), devices AggregateFunction(groupUniqArray, UInt16),
+            band AggregateFunction(argMinIf, Float64, Float64, UInt8)
+            """
+        let key = "screen, \(dimensions)"
+        var statements: [String] = []
+        for (table, bucket, tagged, keepsDimensions) in [("rollups_hourly", hourBucket, false, true), ("rollups_daily", dayBucket, false, true),
+                                                         ("rollups_screen_hourly", hourBucket, false, false), ("rollups_screen_daily", dayBucket, false, false),
+                                                         ("rollups_tag_hourly", hourBucket, true, true), ("rollups_tag_daily", dayBucket, true, true)] {
+            let tagColumns = tagged ? "tag_key String, tag_value String, " : ""
+            let tagKey = tagged ? "tag_key, tag_value, " : ""
+            statements.append("""
+                CREATE TABLE IF NOT EXISTS {database}.\(table) (app_id String, \(tagColumns)bucket DateTime('UTC'), \(columns))
+                ENGINE = AggregatingMergeTree PARTITION BY toYYYYMM(bucket) ORDER BY (app_id, \(tagKey)bucket, \(key))
+                """)
+            let selected = keepsDimensions ? dimensions : anyDimensions
+            statements.append("""
+                CREATE MATERIALIZED VIEW IF NOT EXISTS {database}.\(table)_mv TO {database}.\(table) AS
+                SELECT app_id, \(tagKey)\(bucket) AS bucket, screen, \(selected), \(states)
+                FROM {database}.events\(tagged ? " ARRAY JOIN tag_keys AS tag_key, tag_values AS tag_value" : "")
+                GROUP BY app_id, \(tagKey)bucket, \(key)
+                """)
+        }
+        return statements
+    }()
 
     /// The server and database to migrate.
     public let client: ClickHouseClient

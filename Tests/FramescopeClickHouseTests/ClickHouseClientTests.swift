@@ -125,24 +125,48 @@ struct ClickHouseMigratorTests {
         #expect(try await migrator.migrate() == known)
         #expect(try await migrator.appliedVersions() == known)
         let tables = try await client.rows("SELECT name FROM system.tables WHERE database = 'fs_migrate' ORDER BY name").map { $0[0] }
-        #expect(tables == ["batches", "events", "schema_migrations"])
+        let levels = ["rollups_daily", "rollups_hourly", "rollups_screen_daily", "rollups_screen_hourly", "rollups_tag_daily", "rollups_tag_hourly"]
+        var expectedTables: [String] = ["batches", "events"]
+        for level in levels { expectedTables += [level, level + "_mv"] }
+        expectedTables.append("schema_migrations")
+        #expect(tables == expectedTables)
         #expect(try await migrator.migrate() == [], "nothing applied twice")
         #expect(try await migrator.appliedVersions() == known)
-        // The raw events table takes a RowBinary row and computes its hour.
-        var row = RowBinaryWriter()
-        row.append("shop"); row.append("b1"); row.append(1_700_003_725.5)
-        for text in ["Feed", "3.1.0", "18.1", "iPhone16,1", "wifi"] { row.append(text) }
-        row.append(UInt8(0)); row.append("nominal"); row.append("120")
-        row.appendLength(0); row.appendLength(0)
-        row.append("device-1"); row.append(UInt16(7)); row.append(UInt8(3))
-        row.append([UInt64(1), 120]); row.append([Double]()); row.append([Double.infinity]); row.append([-Double.infinity])
-        row.append([UInt64]()); row.append([UInt64]()); row.append(0.2); row.append("{}")
+        // Raw events in RowBinary: the server computes each hour, and the views merge them
+        // into every level in the engine.
+        func visit(_ row: inout RowBinaryWriter, start: Double, version: String, tags: [(String, String)], register: UInt16, rank: UInt8,
+                   counts: [UInt64], minimum: Double, maximum: Double, tally: [(UInt64, UInt64)]) {
+            row.append("shop"); row.append("b1"); row.append(start)
+            for text in ["Feed", version, "18.1", "iPhone16,1", "wifi"] { row.append(text) }
+            row.append(UInt8(0)); row.append("nominal"); row.append("120")
+            row.appendLength(tags.count); for tag in tags { row.append(tag.0) }
+            row.appendLength(tags.count); for tag in tags { row.append(tag.1) }
+            row.append("device"); row.append(register); row.append(rank)
+            row.append(counts); row.append([0.5, 0.25]); row.append([minimum]); row.append([maximum])
+            row.append(tally.map(\.0)); row.append(tally.map(\.1)); row.append(0.2); row.append("{}")
+        }
+        var rows = RowBinaryWriter()
+        visit(&rows, start: 1_700_003_725.5, version: "3.1.0", tags: [("experiment", "B")], register: 7, rank: 3,
+              counts: [1, 120, 0, 0, 120], minimum: 0.016, maximum: 0.05, tally: [(5, 2), (9, 1)])
+        visit(&rows, start: 1_700_004_000, version: "3.0.0", tags: [], register: 7, rank: 5,
+              counts: [1, 60, 1, 0, 60], minimum: 0.008, maximum: 0.2, tally: [(5, 3)])
         try await client.insert(into: "events", columns: ["app_id", "batch_id", "started_at", "screen", "app_version", "os_version", "device_model",
                                                           "network", "low_power", "thermal_state", "max_refresh_rate", "tag_keys", "tag_values",
                                                           "device_key", "device_register", "device_rank", "event_counts", "event_sums", "event_mins",
                                                           "event_maxes", "event_tally_keys", "event_tally_counts", "stability_band", "payload"],
-                                rows: row.bytes)
-        #expect(try await client.rows("SELECT toUInt32(hour), screen, event_counts FROM events") == [["1700002800", "Feed", "[1,120]"]])
+                                rows: rows.bytes)
+        let raw: [[String]] = try await client.rows("SELECT toUInt32(hour), app_version, event_counts FROM events ORDER BY started_at")
+        #expect(raw == [["1700002800", "3.1.0", "[1,120,0,0,120]"], ["1700002800", "3.0.0", "[1,60,1,0,60]"]])
+        let merged = "sumForEachMerge(counts), sumForEachMerge(sums), minForEachMerge(mins), maxForEachMerge(maxes), sumMapMerge(tallies), arraySort(groupUniqArrayMerge(devices))"
+        // Screen level: the two visits in one row, every dimension '*'.
+        let screenLevel: [[String]] = try await client.rows("SELECT toUInt32(bucket), app_version, \(merged) FROM rollups_screen_hourly GROUP BY bucket, app_version")
+        let expectedScreenLevel: [[String]] = [["1700002800", "*", "[2,180,1,0,180]", "[1,0.5]", "[0.008]", "[0.2]", "([5,9],[5,1])", "[451,453]"]]
+        #expect(screenLevel == expectedScreenLevel)
+        // Daily level with every dimension: a row per version; the tag level: the tagged visit alone.
+        let daily: [[String]] = try await client.rows("SELECT toUInt32(bucket), app_version, sumForEachMerge(counts) FROM rollups_daily GROUP BY bucket, app_version ORDER BY app_version")
+        #expect(daily == [["1699920000", "3.0.0", "[1,60,1,0,60]"], ["1699920000", "3.1.0", "[1,120,0,0,120]"]])
+        let tagged: [[String]] = try await client.rows("SELECT tag_key, tag_value, sumForEachMerge(counts) FROM rollups_tag_hourly GROUP BY tag_key, tag_value")
+        #expect(tagged == [["experiment", "B", "[1,120,0,0,120]"]])
         // A version from a newer Framescope: refused, naming it.
         try await client.execute("INSERT INTO fs_migrate.schema_migrations SELECT 999, 'from the future', now()")
         await #expect(throws: ClickHouseSchemaError.self) { _ = try await migrator.migrate() }
