@@ -97,15 +97,10 @@ public struct ClickHouseClient: Sendable {
 
     /// `text` with everything but RFC 3986's unreserved characters percent-encoded.
     static func percentEncode(_ text: String) -> String {
-        var encoded = ""
-        for byte in text.utf8 {
-            switch byte {
-            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x2D, 0x2E, 0x5F, 0x7E: encoded.unicodeScalars.append(Unicode.Scalar(byte))
-            default: encoded += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
-            }
-        }
-        return encoded
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
     }
+
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 }
 
 /// ClickHouse's `TabSeparated` output: rows by line feed, columns by tab, and `\\`, `\t`,
@@ -145,11 +140,5 @@ enum TabSeparated {
             }
         }
         return rows
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to length: Int) -> String {
-        count >= length ? self : String(repeating: "0", count: length - count) + self
     }
 }

@@ -45,25 +45,21 @@ public enum ClickHouseError: Error, Sendable, Hashable, HTTPResponseError, Custo
         return false
     }
 
-    /// 503 `store_unavailable` with `Retry-After: 5`, or 500 `store_error`; the JSON body of
-    /// every collector error, without ClickHouse's own text.
-    public var status: HTTPResponse.Status { isPassing ? .serviceUnavailable : .internalServerError }
+    /// 503 for a passing error, 500 otherwise (``collectorError``).
+    public var status: HTTPResponse.Status { collectorError.status }
 
-    /// The collector's error answer (``CollectorError``) for this error.
-    public var collectorError: CollectorErrorAnswer {
+    /// The collector's answer for this error: 503 `store_unavailable` with `Retry-After: 5`,
+    /// or 500 `store_error`, without ClickHouse's own text (it may quote data).
+    public var collectorError: CollectorError {
         isPassing
-            ? CollectorErrorAnswer(status: .serviceUnavailable, code: "store_unavailable",
-                                   message: "the collector's store (ClickHouse) cannot be reached; send again later", retryAfter: 5)
-            : CollectorErrorAnswer(status: .internalServerError, code: "store_error", message: "the collector's store failed", retryAfter: nil)
+            ? CollectorError(.serviceUnavailable, code: "store_unavailable",
+                             message: "the collector's store (ClickHouse) cannot be reached; send again later", headers: [.retryAfter: "5"])
+            : CollectorError(.internalServerError, code: "store_error", message: "the collector's store failed")
     }
 
-    /// Answers as ``collectorError`` says.
+    /// Answers as ``collectorError`` does.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        let answer = collectorError
-        var headers: HTTPFields = [:]
-        if let retryAfter = answer.retryAfter { headers[.retryAfter] = String(retryAfter) }
-        return try CollectorError(answer.status, code: answer.code, message: answer.message, headers: headers)
-            .response(from: request, context: context)
+        try collectorError.response(from: request, context: context)
     }
 
     /// What went wrong, with ClickHouse's code and text (for logs).
@@ -73,16 +69,4 @@ public enum ClickHouseError: Error, Sendable, Hashable, HTTPResponseError, Custo
         case .server(let code, let message): "ClickHouse error \(code): \(message.prefix(300))"
         }
     }
-}
-
-/// The status, code, message and `Retry-After` (seconds) a collector answers a store error with.
-public struct CollectorErrorAnswer: Sendable, Hashable {
-    /// The HTTP status.
-    public var status: HTTPResponse.Status
-    /// The error's stable code.
-    public var code: String
-    /// For a person.
-    public var message: String
-    /// Seconds to wait before sending again, for a passing error.
-    public var retryAfter: Int?
 }

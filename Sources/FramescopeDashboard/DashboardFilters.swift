@@ -26,6 +26,9 @@ public struct DashboardFilters: Sendable, Hashable {
     /// The overview's break-down by a declared tag (`by=tag.experiment`), which takes the
     /// place of ``breakdown``; `nil` for a dimension.
     public var breakdownTag: String?
+    /// The app's declared tag keys (read once per page): the filter bar's tag menus and the
+    /// break-down's tag choices.
+    public var declaredTags: [String] = []
 
     /// The filter on `dimension` as text, `nil` for any value.
     public subscript(dimension: QueryDimension) -> String? { values[dimension] }
@@ -36,6 +39,7 @@ public struct DashboardFilters: Sendable, Hashable {
     /// filter by key); a break-down by a tag other than the filtered one falls back to the
     /// network, since one tag's rollups answer a query.
     public init(parameters: [String: String], declaredTags: [String] = []) {
+        self.declaredTags = declaredTags
         if let text = parameters["days"], let days = Int(text), Self.dayChoices.contains(days) { self.days = days }
         if parameters["interval"] == "hour", days <= 14 { interval = .hour }
         if let text = parameters["by"], let dimension = RollupDimension(rawValue: text) { breakdown = dimension }

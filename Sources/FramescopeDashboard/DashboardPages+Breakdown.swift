@@ -35,7 +35,7 @@ extension DashboardPages {
         var choices = RollupDimension.allCases.map {
             BreakdownSection.Choice(value: $0.rawValue, label: $0.dimension.label, selected: tagKey == nil && $0 == dimension)
         }
-        for key in try await store.tagKeys(app: app)?.map(\.key) ?? [] where filters.tag == nil || filters.tag?.key == key {
+        for key in filters.declaredTags where filters.tag == nil || filters.tag?.key == key {
             choices.append(BreakdownSection.Choice(value: DeclaredTags.parameterPrefix + key, label: "Tag \(key)", selected: key == tagKey))
         }
         var hidden = [Hidden(name: "days", value: String(filters.days))]

@@ -97,7 +97,7 @@ public struct DashboardPages: Sendable {
         }
         // One menu per declared tag; one tag filters at a time (choosing a value clears the
         // other tags' menus in the script; without it, the first tag by key counts).
-        for key in try await store.tagKeys(app: app)?.map(\.key) ?? [] {
+        for key in filters.declaredTags {
             let current = filters.tag?.key == key ? filters.tag?.value : nil
             let values = try await store.tagValues(app: app, key: key, from: from, to: to)
             var options = [Option(value: "", label: "all", selected: current == nil)]

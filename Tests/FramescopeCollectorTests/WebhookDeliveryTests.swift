@@ -49,7 +49,11 @@ struct WebhookDeliveryTests {
             await received.add(signature: nil, delivery: nil, contentType: nil, body: [])
             return Response(status: .ok, headers: [.contentLength: "10"], body: ResponseBody { writer in
                 try await writer.write(ByteBuffer(string: "x"))
-                try await Task.sleep(for: .seconds(3600))
+                // Nothing more until the receiver shuts down: the stream never yields (its
+                // continuation is held below) and ends when the task is cancelled.
+                let (silence, continuation) = AsyncStream<Never>.makeStream()
+                for await _ in silence {}
+                continuation.finish()
                 try await writer.finish(nil)
             })
         }

@@ -92,8 +92,7 @@ public struct AlertEvaluator: Sendable {
         }
         let queries = CollectorQueries(store: store)
         var found: [NewAlert] = []
-        for (pair, screens) in screensByPair.sorted(by: { Self.versionOrder($0.key.candidate, $1.key.candidate)
-                                                            || ($0.key.candidate == $1.key.candidate && Self.versionOrder($0.key.baseline, $1.key.baseline)) }) {
+        for (pair, screens) in screensByPair.sorted(by: { $0.key.comesBefore($1.key) }) {
             let comparison = try await queries.compare(app: app, query: query, baseline: pair.baseline, candidate: pair.candidate, rules: rules)
             for screen in comparison.screens where screen.verdict == .regressed && screens.contains(screen.screen) {
                 for change in screen.metrics where change.verdict == .regressed {
@@ -108,5 +107,10 @@ public struct AlertEvaluator: Sendable {
     struct VersionPair: Hashable {
         var baseline: String
         var candidate: String
+
+        /// By candidate, then baseline, in version order.
+        func comesBefore(_ other: VersionPair) -> Bool {
+            candidate != other.candidate ? AlertEvaluator.versionOrder(candidate, other.candidate) : AlertEvaluator.versionOrder(baseline, other.baseline)
+        }
     }
 }

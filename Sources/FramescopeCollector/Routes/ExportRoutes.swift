@@ -70,13 +70,8 @@ struct ExportRoutes: Sendable {
 /// filters, each checked as the wire format checks tags.
 func eventQuery(_ parameters: Parameters, now: Double) throws -> EventQuery {
     var query = EventQuery(screens: try screenQuery(parameters, now: now))
-    for (name, value) in parameters {
-        guard let key = DeclaredTags.key(inParameter: name) else { continue }
-        let field = String(name)
-        if let problem = DeclaredTags.problem(key: key) ?? DeclaredTags.problem(value: String(value)) {
-            throw CollectorError(.badRequest, code: "invalid_parameter", field: field, message: problem)
-        }
-        query.tags[key] = String(value)
+    for (field, key, value) in try tagParameters(parameters) {
+        query.tags[key] = value
         guard query.tags.count <= EventQuery.maximumTagFilters else {
             throw CollectorError(.badRequest, code: "invalid_parameter", field: field, message: "at most \(EventQuery.maximumTagFilters) tag filters")
         }

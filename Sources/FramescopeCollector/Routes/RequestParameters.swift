@@ -52,12 +52,7 @@ func integerParameter(_ parameters: Parameters, name: String, default fallback: 
 /// second tag filter, or an undeclared key (`declared`: the app's keys).
 func tagFilter(_ parameters: some Sequence<(key: Substring, value: Substring)>, declared: [String]) throws -> TagFilter? {
     var filter: TagFilter?
-    for (name, value) in parameters {
-        guard let key = DeclaredTags.key(inParameter: name) else { continue }
-        let field = String(name)
-        if let problem = DeclaredTags.problem(key: key) ?? DeclaredTags.problem(value: String(value)) {
-            throw CollectorError(.badRequest, code: "invalid_parameter", field: field, message: problem)
-        }
+    for (field, key, value) in try tagParameters(parameters) {
         guard filter == nil || filter?.key == key else {
             throw CollectorError(.badRequest, code: "invalid_parameter", field: field,
                                  message: "a read route takes one tag filter (the export, GET …/events, takes up to \(EventQuery.maximumTagFilters))")
@@ -67,7 +62,19 @@ func tagFilter(_ parameters: some Sequence<(key: Substring, value: Substring)>, 
             throw CollectorError(.badRequest, code: "invalid_parameter", field: field,
                                  message: "\(key) is not a declared tag key of this app (declared: \(list)); declare it with framescope apps tags APP --add KEY, or filter the raw events with GET …/events")
         }
-        filter = TagFilter(key: key, value: String(value))
+        filter = TagFilter(key: key, value: value)
     }
     return filter
+}
+
+/// Every `tag.KEY=VALUE` parameter as (parameter name, key, value), in order, each key and
+/// value checked as the wire format checks tags (400 naming the parameter otherwise).
+func tagParameters(_ parameters: some Sequence<(key: Substring, value: Substring)>) throws -> [(field: String, key: String, value: String)] {
+    try parameters.compactMap { name, value in
+        guard let key = DeclaredTags.key(inParameter: name) else { return nil }
+        if let problem = DeclaredTags.problem(key: key) ?? DeclaredTags.problem(value: String(value)) {
+            throw CollectorError(.badRequest, code: "invalid_parameter", field: String(name), message: problem)
+        }
+        return (String(name), key, String(value))
+    }
 }

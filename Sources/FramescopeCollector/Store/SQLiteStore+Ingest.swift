@@ -68,15 +68,7 @@ extension SQLiteStore {
                 }
             }
             for (app, values) in tagGroups {
-                for level in [RollupLevel.hourly, .daily] {
-                    var regrouped: [TagRollupKey: RollupValue] = [:]
-                    for (tagKey, value) in values {
-                        regrouped[TagRollupKey(tag: tagKey.tag, key: level.key(for: tagKey.key)), default: RollupValue()].merge(value)
-                    }
-                    for (tagKey, value) in regrouped {
-                        try Self.upsertTag(level, app: app, tag: tagKey.tag, key: tagKey.key, adding: value, db)
-                    }
-                }
+                try Self.upsertTagged(values.map { ($0.key.tag, $0.key.key, $0.value) }, app: app, db)
             }
             return results
         }
@@ -100,6 +92,15 @@ extension SQLiteStore {
         }
         cache?.stage(cacheKey, merged)
         try write(merged, table: table, columns: keyColumns, keyArguments: keyArguments, db)
+    }
+
+    /// Adds hourly tagged values to the declared tags' hourly and daily rollups.
+    static func upsertTagged(_ hourly: [(tag: TagFilter, key: RollupKey, value: RollupValue)], app: String, _ db: Database) throws {
+        for level in [RollupLevel.hourly, .daily] {
+            var regrouped: [TagRollupKey: RollupValue] = [:]
+            for row in hourly { regrouped[TagRollupKey(tag: row.tag, key: level.key(for: row.key)), default: RollupValue()].merge(row.value) }
+            for (key, value) in regrouped { try upsertTag(level, app: app, tag: key.tag, key: key.key, adding: value, db) }
+        }
     }
 
     /// Adds `value` to the row of the declared tag's `tag` value and `key` in `level`'s tag
@@ -192,11 +193,7 @@ extension SQLiteStore {
             for level in RollupLevel.allCases {
                 for (key, value) in level.regroup(values) { try Self.upsert(level, app: app, key: key, adding: value, db) }
             }
-            for level in [RollupLevel.hourly, .daily] {
-                var regrouped: [TagRollupKey: RollupValue] = [:]
-                for row in tagged { regrouped[TagRollupKey(tag: row.tag, key: level.key(for: row.key)), default: RollupValue()].merge(row.value) }
-                for (key, value) in regrouped { try Self.upsertTag(level, app: app, tag: key.tag, key: key.key, adding: value, db) }
-            }
+            try Self.upsertTagged(tagged, app: app, db)
         }
     }
 }

@@ -5,6 +5,7 @@ import GRDB
 /// Declared tag keys (``DeclaredTags``): the `app_tag_keys` table and the tag rollups'
 /// value lists.
 extension SQLiteStore {
+    /// The `app_tag_keys` rows of `app`, by key; `nil` for an unknown app.
     public func tagKeys(app: String) async throws -> [DeclaredTagKey]? {
         try await database.read { db in
             guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM apps WHERE id = ?)", arguments: [app]) ?? false else { return nil }
@@ -13,6 +14,7 @@ extension SQLiteStore {
         }
     }
 
+    /// Inserts the key unless the app has it or already has ``DeclaredTags/maximumKeys``.
     public func declareTagKey(app: String, key: String, now: Double) async throws -> Bool? {
         if let problem = DeclaredTags.problem(key: key) { throw TagKeyError("\(problem) (\(key.debugDescription))") }
         return try await database.write { db in
@@ -27,6 +29,7 @@ extension SQLiteStore {
         }
     }
 
+    /// Deletes the key's row; its rollup rows stay.
     public func removeTagKey(app: String, key: String) async throws -> Bool {
         try await database.write { db in
             try db.execute(sql: "DELETE FROM app_tag_keys WHERE app_id = ? AND tag_key = ?", arguments: [app, key])
@@ -34,6 +37,7 @@ extension SQLiteStore {
         }
     }
 
+    /// `SELECT DISTINCT tag_value` over the tag's daily rollups.
     public func tagValues(app: String, key: String, from: Double, to: Double) async throws -> [String] {
         let dayFrom = RollupLevel.floor(Int64(from.rounded(.down)), to: 86_400)
         let end = Int64(to.rounded(.up))
