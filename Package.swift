@@ -105,6 +105,7 @@ let package = Package(
             name: "FramescopeClickHouse",
             dependencies: [
                 "FramescopeCollector",
+                "FramescopeCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -140,6 +141,7 @@ let package = Package(
                 "FramescopeSimulation",
                 "FramescopeTraces",
                 "FramescopeCollector",
+                "FramescopeClickHouse",
                 "FramescopeDashboard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -169,12 +171,15 @@ let package = Package(
                                                      .product(name: "Hummingbird", package: "hummingbird"),
                                                      .product(name: "NIOCore", package: "swift-nio")],
                     exclude: ["Fixtures"]),
-        // Needs Debian's clickhouse-server (scripts/test installs it): the tests start their own.
-        .testTarget(name: "FramescopeClickHouseTests", dependencies: ["FramescopeClickHouse"]),
+        // Real ClickHouse servers and ZooKeeper for tests, started and stopped by process id
+        // (Debian's clickhouse-server and zookeeper; scripts/test installs them).
+        .target(name: "FramescopeClickHouseTesting", dependencies: ["FramescopeClickHouse"], path: "Tests/ClickHouseTesting"),
+        .testTarget(name: "FramescopeClickHouseTests", dependencies: ["FramescopeClickHouse", "FramescopeClickHouseTesting", "FramescopeCollector", "FramescopeCore", "FramescopeSimulation"]),
         .testTarget(
             name: "FramescopeCollectorTests",
             dependencies: [
                 "FramescopeCollector", "FramescopeCore", "FramescopeSimulation", "FramescopeDashboard",
+                "FramescopeClickHouse", "FramescopeClickHouseTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),

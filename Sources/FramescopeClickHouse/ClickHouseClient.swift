@@ -35,6 +35,9 @@ public struct ClickHouseClient: Sendable {
     public static let sharedHTTPClient: HTTPClient = {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(2)))
         configuration.connectionPool.retryConnectionEstablishment = false
+        // ClickHouse closes an idle connection after `keep_alive_timeout` (3 s by default):
+        // give connections up sooner than that, so that few requests meet a closed one.
+        configuration.connectionPool.idleTimeout = .seconds(1)
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
@@ -80,14 +83,24 @@ public struct ClickHouseClient: Sendable {
         let credentials = Data("\(location.user):\(location.password)".utf8).base64EncodedString()
         request.headers.add(name: "Authorization", value: "Basic \(credentials)")
         request.body = .bytes(ByteBuffer(bytes: body))
-        let response: HTTPClientResponse
-        let bytes: ByteBuffer
-        do {
-            response = try await http.execute(request, timeout: .seconds(timeout))
-            bytes = try await response.body.collect(upTo: 1 << 30)
-        } catch {
-            throw .unavailable("\(location.httpBase): \(error)")
+        var response: HTTPClientResponse?
+        var bytes = ByteBuffer()
+        // A pooled connection the server closed while it sat idle fails before the request
+        // is sent, so the server did nothing: send it once more on a new connection.
+        for attempt in 0..<2 where response == nil {
+            do {
+                let answer = try await http.execute(request, timeout: .seconds(timeout))
+                bytes = try await answer.body.collect(upTo: 1 << 30)
+                response = answer
+            } catch let error as ChannelError where error == .ioOnClosedChannel && attempt == 0 {
+                continue
+            } catch let error as HTTPClientError where error == .remoteConnectionClosed && attempt == 0 {
+                continue
+            } catch {
+                throw .unavailable("\(location.httpBase): \(error)")
+            }
         }
+        guard let response else { throw .unavailable("\(location.httpBase): the connection closed twice") }
         let answer = Array(bytes.readableBytesView)
         if let failure = ClickHouseError.from(status: Int(response.status.code), body: String(decoding: answer.prefix(4000), as: UTF8.self)) {
             throw failure

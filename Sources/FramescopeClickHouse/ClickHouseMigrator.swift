@@ -4,8 +4,12 @@
 /// `schema_migrations` table. Every statement is idempotent (`IF NOT EXISTS`), so two
 /// collectors starting at once, or a migration cut short and run again, converge.
 ///
-/// A statement's only substitution is `{database}`: the location's database, an identifier
-/// checked when the location was read (``ClickHouseSQL/isIdentifier(_:)``).
+/// A statement depends on two things only, both identifiers checked when the location was
+/// read (``ClickHouseSQL/isIdentifier(_:)``): the database, and the cluster when there is
+/// one (``ClickHouseTopology``). On one server the tables are plain MergeTree engines. On a
+/// cluster every table is a replicated `…_local` table on each shard (created `ON CLUSTER`,
+/// kept in ZooKeeper, whose block deduplication makes a retried batch count once) with a
+/// `Distributed` table under the plain name over them, so every query is the same on both.
 public struct ClickHouseMigrator: Sendable {
     /// One version of the schema.
     public struct Migration: Sendable {
@@ -13,55 +17,31 @@ public struct ClickHouseMigrator: Sendable {
         public let version: Int
         /// What it does, in a few words.
         public let name: String
-        /// Its statements, in order.
-        public let statements: [String]
+        /// Its statements for a topology, in order.
+        public let statements: @Sendable (ClickHouseTopology) -> [String]
     }
 
-    /// Every version, in order. The rollup tables and their materialized views follow the
-    /// events table in later versions (docs/dev-notes/clickhouse-schema.md §2).
+    /// Every version, in order (docs/dev-notes/clickhouse-schema.md §1–4).
     public static let migrations: [Migration] = [
-        Migration(version: 1, name: "raw events by month; the batch ledger", statements: [
-            """
-            CREATE TABLE IF NOT EXISTS {database}.events (
-                app_id String,
-                batch_id String,
-                started_at Float64,
+        Migration(version: 1, name: "raw events by month; the batch ledger; control records; distinct values per day") { topology in
+            topology.table("events", columns: """
+                app_id String, batch_id String, event_id UInt64, started_at Float64,
                 hour DateTime('UTC') DEFAULT toDateTime(intDiv(toUInt32(started_at), 3600) * 3600, 'UTC'),
-                screen String,
-                app_version String,
-                os_version String,
-                device_model String,
-                network String,
-                low_power UInt8,
-                thermal_state String,
-                max_refresh_rate String,
-                tag_keys Array(String),
-                tag_values Array(String),
-                device_key String,
-                device_register UInt16,
-                device_rank UInt8,
-                event_counts Array(UInt64),
-                event_sums Array(Float64),
-                event_mins Array(Float64),
-                event_maxes Array(Float64),
-                event_tally_keys Array(UInt64),
-                event_tally_counts Array(UInt64),
-                stability_band Float64,
-                payload String
-            ) ENGINE = MergeTree
-            PARTITION BY toYYYYMM(hour)
-            ORDER BY (app_id, hour, screen)
-            """,
-            """
-            CREATE TABLE IF NOT EXISTS {database}.batches (
-                app_id String,
-                batch_id String,
-                received_at AggregateFunction(min, Float64),
-                events AggregateFunction(max, UInt32)
-            ) ENGINE = AggregatingMergeTree
-            ORDER BY (app_id, batch_id)
-            """,
-        ]),
+                screen String, app_version String, os_version String, device_model String, network String, low_power UInt8,
+                thermal_state String, max_refresh_rate String, tag_keys Array(String), tag_values Array(String),
+                event_tag_keys Array(String), event_tag_values Array(String), device_key String, device_register UInt16, device_rank UInt8,
+                event_counts Array(UInt64), event_sums Array(Float64), event_mins Array(Float64), event_maxes Array(Float64),
+                event_tally_keys Array(UInt64), event_tally_counts Array(UInt64), stability_band Float64, payload String
+                """, engine: "MergeTree", clause: "PARTITION BY toYYYYMM(hour) ORDER BY (app_id, hour, screen)",
+                settings: "replicated_deduplication_window = 10000", shardKey: "cityHash64(app_id, device_key)")
+            + topology.table("batches", columns: "app_id String, batch_id String, received_at Float64, events UInt32",
+                             engine: "ReplacingMergeTree", clause: "ORDER BY (app_id, batch_id)", shardKey: "cityHash64(app_id, batch_id)")
+            + topology.table("control", columns: "kind String, app_id String, id String, version UInt64, deleted UInt8, body String",
+                             engine: "ReplacingMergeTree", engineArgument: "version", clause: "ORDER BY (kind, app_id, id)",
+                             shardKey: "cityHash64(kind, app_id, id)")
+            + topology.table("dimension_values", columns: "app_id String, day UInt32, dimension String, value String",
+                             engine: "ReplacingMergeTree", clause: "ORDER BY (app_id, day, dimension, value)", shardKey: "cityHash64(app_id, day)")
+        },
         Migration(version: 2, name: "rollups merged in the engine: six levels fed by materialized views", statements: rollupStatements),
     ]
 
@@ -71,7 +51,7 @@ public struct ClickHouseMigrator: Sendable {
     /// extremes by `minForEach`/`maxForEach`, histograms and tallies by `sumMap`, the device
     /// sketch as the set of `register·64 + rank` codes, the stability band of the earliest
     /// visit with frames.
-    static let rollupStatements: [String] = {
+    static func rollupStatements(_ topology: ClickHouseTopology) -> [String] {
         let hourBucket = "hour"
         let dayBucket = "toDateTime(intDiv(toUInt32(hour), 86400) * 86400, 'UTC')"
         let dimensions = "app_version, os_version, device_model, network, low_power, thermal_state, max_refresh_rate"
@@ -98,20 +78,19 @@ public struct ClickHouseMigrator: Sendable {
                                                          ("rollups_tag_hourly", hourBucket, true, true), ("rollups_tag_daily", dayBucket, true, true)] {
             let tagColumns = tagged ? "tag_key String, tag_value String, " : ""
             let tagKey = tagged ? "tag_key, tag_value, " : ""
-            statements.append("""
-                CREATE TABLE IF NOT EXISTS {database}.\(table) (app_id String, \(tagColumns)bucket DateTime('UTC'), \(columns))
-                ENGINE = AggregatingMergeTree PARTITION BY toYYYYMM(bucket) ORDER BY (app_id, \(tagKey)bucket, \(key))
-                """)
+            statements += topology.table(table, columns: "app_id String, \(tagColumns)bucket DateTime('UTC'), \(columns)", engine: "AggregatingMergeTree",
+                                         clause: "PARTITION BY toYYYYMM(bucket) ORDER BY (app_id, \(tagKey)bucket, \(key))", shardKey: nil)
             let selected = keepsDimensions ? dimensions : anyDimensions
+            let database = topology.database
             statements.append("""
-                CREATE MATERIALIZED VIEW IF NOT EXISTS {database}.\(table)_mv TO {database}.\(table) AS
+                CREATE MATERIALIZED VIEW IF NOT EXISTS \(database).\(table)_mv\(topology.localSuffix)\(topology.onCluster) TO \(database).\(table)\(topology.localSuffix) AS
                 SELECT app_id, \(tagKey)\(bucket) AS bucket, screen, \(selected), \(states)
-                FROM {database}.events\(tagged ? " ARRAY JOIN tag_keys AS tag_key, tag_values AS tag_value" : "")
+                FROM \(database).events\(topology.localSuffix)\(tagged ? " ARRAY JOIN tag_keys AS tag_key, tag_values AS tag_value" : "")
                 GROUP BY app_id, \(tagKey)bucket, \(key)
                 """)
         }
         return statements
-    }()
+    }
 
     /// The server and database to migrate.
     public let client: ClickHouseClient
@@ -126,10 +105,13 @@ public struct ClickHouseMigrator: Sendable {
     /// - Throws: ``ClickHouseError``; ``ClickHouseSchemaError`` when the database was
     ///   migrated by a newer Framescope (a version this one does not know).
     public func migrate() async throws -> [Int] {
-        let database = client.location.database
-        try await client.execute("CREATE DATABASE IF NOT EXISTS \(database)", inDatabase: false)
+        let topology = ClickHouseTopology(location: client.location)
+        let database = topology.database
+        try await client.execute("CREATE DATABASE IF NOT EXISTS \(database)\(topology.onCluster)", inDatabase: false)
+        // Each server records what it applied; the statements are idempotent, so a server
+        // that missed a record runs them again harmlessly.
         try await client.execute("""
-            CREATE TABLE IF NOT EXISTS \(database).schema_migrations (version UInt32, name String, applied_at DateTime('UTC'))
+            CREATE TABLE IF NOT EXISTS \(database).schema_migrations\(topology.onCluster) (version UInt32, name String, applied_at DateTime('UTC'))
             ENGINE = MergeTree ORDER BY version
             """)
         let applied = try await appliedVersions()
@@ -139,8 +121,8 @@ public struct ClickHouseMigrator: Sendable {
         }
         var appliedNow: [Int] = []
         for migration in Self.migrations where !applied.contains(migration.version) {
-            for statement in migration.statements {
-                try await client.execute(statement.replacingOccurrences(of: "{database}", with: database))
+            for statement in migration.statements(topology) {
+                try await client.execute(statement)
             }
             try await client.execute("INSERT INTO \(database).schema_migrations SELECT \(migration.version), \(ClickHouseSQL.quote(migration.name)), now()")
             appliedNow.append(migration.version)
@@ -161,4 +143,50 @@ public struct ClickHouseSchemaError: Error, Sendable, Hashable, CustomStringConv
     public var message: String
     /// The message.
     public var description: String { message }
+}
+
+/// Where the store's tables live: one server, or the shards of a cluster named in
+/// `remote_servers` (with ZooKeeper, and the `shard` and `replica` macros on every server).
+public struct ClickHouseTopology: Sendable, Hashable {
+    /// The database.
+    public var database: String
+    /// The cluster, or `nil` for one server.
+    public var cluster: String?
+
+    /// The topology of `location`.
+    public init(location: ClickHouseLocation) {
+        database = location.database
+        cluster = location.cluster
+    }
+
+    /// `_local` on a cluster (the shards' own tables), empty on one server.
+    public var localSuffix: String { cluster == nil ? "" : "_local" }
+
+    /// ` ON CLUSTER name` on a cluster, empty on one server.
+    public var onCluster: String { cluster.map { " ON CLUSTER \($0)" } ?? "" }
+
+    /// The statements that create `name`: on one server the table itself with `engine`; on a
+    /// cluster the replicated `name_local` on every shard (its ZooKeeper path by shard,
+    /// database and table) and a `Distributed` table `name` over them, inserting by
+    /// `shardKey` (`nil` for tables written only by materialized views on the shards).
+    /// - Parameter engineArgument: The engine's own argument (a version column), after the
+    ///   replication arguments on a cluster.
+    /// - Parameter settings: Table settings for the replicated form (deduplication window).
+    func table(_ name: String, columns: String, engine: String, engineArgument: String? = nil, clause: String,
+               settings: String? = nil, shardKey: String?) -> [String] {
+        guard let cluster else {
+            return ["CREATE TABLE IF NOT EXISTS \(database).\(name) (\(columns)) ENGINE = \(engine)\(engineArgument.map { "(\($0))" } ?? "") \(clause)"]
+        }
+        let arguments = ["'/clickhouse/tables/{shard}/\(database)/\(name)'", "'{replica}'"] + (engineArgument.map { [$0] } ?? [])
+        return [
+            """
+            CREATE TABLE IF NOT EXISTS \(database).\(name)_local ON CLUSTER \(cluster) (\(columns))
+            ENGINE = Replicated\(engine)(\(arguments.joined(separator: ", "))) \(clause)\(settings.map { " SETTINGS \($0)" } ?? "")
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS \(database).\(name) ON CLUSTER \(cluster) AS \(database).\(name)_local
+            ENGINE = Distributed(\(cluster), \(database), \(name)_local\(shardKey.map { ", \($0)" } ?? ""))
+            """,
+        ]
+    }
 }

@@ -60,7 +60,7 @@ public struct Collector {
     /// webhooks (``AlertService``, links under `publicURL`) and, for a SQLite store with
     /// background checkpoints, WAL checkpoints.
     public func services(retention: Double, publicURL: String = "http://127.0.0.1:8080", logger: Logger) -> [any Service] {
-        var services: [any Service] = [RetentionService(store: store, retention: retention, logger: logger),
+        var services: [any Service] = [RetentionService(store: store, retention: retention, chunk: store.retentionChunk, logger: logger),
                                        AlertService(store: store, publicURL: publicURL, logger: logger)]
         if let sqlite = store as? SQLiteStore, sqlite.backgroundCheckpoints {
             services.append(WALCheckpointService(store: sqlite, logger: logger))

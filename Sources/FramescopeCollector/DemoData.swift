@@ -35,6 +35,7 @@ public enum DemoData {
         // installation) is in an experiment's "compact" arm, the rest in "control". The
         // simulated scrolling does not depend on it, so the arms' figures differ by chance only.
         _ = try await store.declareTagKey(app: appId, key: demoTagKey, now: start)
+        var pending: [IngestBatch] = []
         for batch in fleet.batches() {
             let arm = (batch.device.installationId ?? batch.device.model).utf8.reduce(0) { $0 &+ Int($1) } % 2 == 0 ? "compact" : "control"
             let events = batch.events.compactMap { event -> (ScreenVisitEvent, Double)? in
@@ -48,10 +49,17 @@ public enum DemoData {
                                      deviceModel: batch.device.model, events: events, rawEvents: raw, receivedAt: now)
             ingest.installationId = batch.device.installationId
             ingest.maxRefreshRate = batch.device.maxRefreshRate
-            _ = try await store.ingest(ingest)
+            // Flushes of 64 batches, as the group commit makes them under load: one
+            // transaction on SQLite, inserts side by side on ClickHouse.
+            pending.append(ingest)
+            if pending.count == 64 {
+                _ = try await store.ingest(pending)
+                pending.removeAll(keepingCapacity: true)
+            }
             ingested += events.count
             for (event, start) in events { metricKit.add(event, start: start, device: batch.device, appVersion: batch.app.version) }
         }
+        _ = try await store.ingest(pending)
         _ = try await store.storeMetricKit(app: appId, records: metricKit.records(receivedAt: now))
         return (credentials, ingested)
     }

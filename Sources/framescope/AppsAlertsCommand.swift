@@ -20,7 +20,7 @@ extension AppsCommand {
         @Argument(help: "The app id.") var app: String
         @Option(help: ArgumentHelp("Add a webhook with this http or https URL.", valueName: "url")) var add: String?
         @Option(help: ArgumentHelp("Remove the webhook with this id.", valueName: "id")) var remove: Int64?
-        @Option(help: ArgumentHelp("The SQLite database file.", valueName: "path")) var db: String
+        @OptionGroup var storeOptions: StoreOptions
         @Option(help: "Output format (json: as the API answers).") var format: OutputFormat = .table
 
         mutating func validate() throws {
@@ -30,7 +30,7 @@ extension AppsCommand {
         }
 
         func run() async throws {
-            let store = try openStore(db)
+            let store = try await storeOptions.open()
             let now = Date().timeIntervalSince1970
             if let add {
                 let created: WebhookCredentials?
@@ -39,7 +39,7 @@ extension AppsCommand {
                 } catch let error as WebhookURLError {
                     throw CLIFailure(exitCode: CLIFailure.usage, message: "--add: \(error.message)")
                 }
-                guard let created else { throw CLIFailure(exitCode: CLIFailure.dataError, message: "no app '\(app)' in \(db)") }
+                guard let created else { throw CLIFailure(exitCode: CLIFailure.dataError, message: "no app '\(app)' in \(storeOptions.name())") }
                 switch format {
                 case .json: print(try encodeJSON(created))
                 case .table:
@@ -50,13 +50,13 @@ extension AppsCommand {
             }
             if let remove {
                 guard try await store.removeWebhook(app: app, id: remove) else {
-                    throw CLIFailure(exitCode: CLIFailure.dataError, message: "app '\(app)' has no webhook \(remove) in \(db)")
+                    throw CLIFailure(exitCode: CLIFailure.dataError, message: "app '\(app)' has no webhook \(remove) in \(storeOptions.name())")
                 }
                 print("removed webhook \(remove) of \(app)")
                 return
             }
             guard let webhooks = try await store.webhooks(app: app) else {
-                throw CLIFailure(exitCode: CLIFailure.dataError, message: "no app '\(app)' in \(db)")
+                throw CLIFailure(exitCode: CLIFailure.dataError, message: "no app '\(app)' in \(storeOptions.name())")
             }
             switch format {
             case .json: print(try encodeJSON(WebhooksResponse(webhooks: webhooks)))
@@ -84,7 +84,7 @@ extension AppsCommand {
         @Argument(help: "The app id.") var app: String
         @Option(help: ArgumentHelp("Acknowledge the alert with this id.", valueName: "id")) var acknowledge: Int64?
         @Option(help: ArgumentHelp("The most alerts to list.", valueName: "count")) var limit = 100
-        @Option(help: ArgumentHelp("The SQLite database file.", valueName: "path")) var db: String
+        @OptionGroup var storeOptions: StoreOptions
         @Option(help: "Output format (json: as the API answers).") var format: OutputFormat = .table
 
         mutating func validate() throws {
@@ -93,13 +93,13 @@ extension AppsCommand {
         }
 
         func run() async throws {
-            let store = try openStore(db)
+            let store = try await storeOptions.open()
             guard try await store.webhooks(app: app) != nil else {
-                throw CLIFailure(exitCode: CLIFailure.dataError, message: "no app '\(app)' in \(db)")
+                throw CLIFailure(exitCode: CLIFailure.dataError, message: "no app '\(app)' in \(storeOptions.name())")
             }
             if let acknowledge {
                 guard let alert = try await store.acknowledgeAlert(app: app, id: acknowledge, now: Date().timeIntervalSince1970) else {
-                    throw CLIFailure(exitCode: CLIFailure.dataError, message: "app '\(app)' has no alert \(acknowledge) in \(db)")
+                    throw CLIFailure(exitCode: CLIFailure.dataError, message: "app '\(app)' has no alert \(acknowledge) in \(storeOptions.name())")
                 }
                 switch format {
                 case .json: print(try encodeJSON(alert))

@@ -17,11 +17,11 @@ struct AppsCommand: AsyncParsableCommand {
             abstract: "Create an app and print its ingest key, read key and admin key (shown only once)."
         )
         @Argument(help: "The app's name; its id is derived from it.") var name: String
-        @Option(help: ArgumentHelp("The SQLite database file.", valueName: "path")) var db: String
+        @OptionGroup var storeOptions: StoreOptions
         @Option(help: "Output format.") var format: OutputFormat = .table
 
         func run() async throws {
-            let store = try openStore(db)
+            let store = try await storeOptions.open()
             let credentials: AppCredentials
             do {
                 credentials = try await store.createApp(name: name, id: nil)
@@ -39,11 +39,11 @@ struct AppsCommand: AsyncParsableCommand {
 
     struct ListApps: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "List the apps.")
-        @Option(help: ArgumentHelp("The SQLite database file.", valueName: "path")) var db: String
+        @OptionGroup var storeOptions: StoreOptions
         @Option(help: "Output format.") var format: OutputFormat = .table
 
         func run() async throws {
-            let apps = try await openStore(db).apps()
+            let apps = try await storeOptions.open().apps()
             switch format {
             case .json: print(try encodeJSON(apps))
             case .table:
@@ -72,7 +72,7 @@ struct AppsCommand: AsyncParsableCommand {
         @Option(help: "Which key to replace: ingest, read or admin.") var key: Kind
         @Option(help: ArgumentHelp("Days the old ingest key keeps working.", valueName: "days"))
         var graceDays: Double = AccessLifetimes.ingestKeyGrace / 86_400
-        @Option(help: ArgumentHelp("The SQLite database file.", valueName: "path")) var db: String
+        @OptionGroup var storeOptions: StoreOptions
         @Option(help: "Output format.") var format: OutputFormat = .table
 
         mutating func validate() throws {
@@ -90,8 +90,8 @@ struct AppsCommand: AsyncParsableCommand {
             case .read: .read
             case .admin: .admin
             }
-            guard let newKey = try await openStore(db).rotateKey(app: app, kind: kind, gracePeriod: grace, now: now) else {
-                throw CLIFailure(exitCode: CLIFailure.dataError, message: "no active app '\(app)' in \(db)")
+            guard let newKey = try await storeOptions.open().rotateKey(app: app, kind: kind, gracePeriod: grace, now: now) else {
+                throw CLIFailure(exitCode: CLIFailure.dataError, message: "no active app '\(app)' in \(storeOptions.name())")
             }
             let until = ISO8601.format(unixSeconds: now + grace)
             switch format {
@@ -109,22 +109,13 @@ struct AppsCommand: AsyncParsableCommand {
     struct RevokeApp: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Revoke an app's keys (its data stays).")
         @Argument(help: "The app id.") var app: String
-        @Option(help: ArgumentHelp("The SQLite database file.", valueName: "path")) var db: String
+        @OptionGroup var storeOptions: StoreOptions
 
         func run() async throws {
-            guard try await openStore(db).revokeApp(app) else {
-                throw CLIFailure(exitCode: CLIFailure.dataError, message: "no app '\(app)' in \(db)")
+            guard try await storeOptions.open().revokeApp(app) else {
+                throw CLIFailure(exitCode: CLIFailure.dataError, message: "no app '\(app)' in \(storeOptions.name())")
             }
             print("revoked the keys of \(app)")
         }
-    }
-}
-
-/// Opens the collector's database, or fails with exit 74.
-func openStore(_ path: String) throws -> SQLiteStore {
-    do {
-        return try SQLiteStore(path: path)
-    } catch {
-        throw CLIFailure(exitCode: CLIFailure.ioError, message: "\(path): cannot open the database: \(error)")
     }
 }

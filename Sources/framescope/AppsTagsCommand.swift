@@ -24,7 +24,7 @@ extension AppsCommand {
         @Argument(help: "The app id.") var app: String
         @Option(help: ArgumentHelp("Declare this tag key.", valueName: "key")) var add: String?
         @Option(help: ArgumentHelp("Stop rolling up this tag key.", valueName: "key")) var remove: String?
-        @Option(help: ArgumentHelp("The SQLite database file.", valueName: "path")) var db: String
+        @OptionGroup var storeOptions: StoreOptions
         @Option(help: "Output format (json: as the API answers).") var format: OutputFormat = .table
 
         mutating func validate() throws {
@@ -33,7 +33,7 @@ extension AppsCommand {
         }
 
         func run() async throws {
-            let store = try openStore(db)
+            let store = try await storeOptions.open()
             if let add {
                 let declared: Bool?
                 do {
@@ -41,20 +41,20 @@ extension AppsCommand {
                 } catch let error as TagKeyError {
                     throw CLIFailure(exitCode: CLIFailure.usage, message: "--add: \(error.message)")
                 }
-                guard let declared else { throw CLIFailure(exitCode: CLIFailure.dataError, message: "no app '\(app)' in \(db)") }
+                guard let declared else { throw CLIFailure(exitCode: CLIFailure.dataError, message: "no app '\(app)' in \(storeOptions.name())") }
                 print(declared ? "declared tag key '\(add)' for \(app): its values are rolled up from now on"
                                : "tag key '\(add)' was already declared for \(app)")
                 return
             }
             if let remove {
                 guard try await store.removeTagKey(app: app, key: remove) else {
-                    throw CLIFailure(exitCode: CLIFailure.dataError, message: "app '\(app)' has no declared tag key '\(remove)' in \(db)")
+                    throw CLIFailure(exitCode: CLIFailure.dataError, message: "app '\(app)' has no declared tag key '\(remove)' in \(storeOptions.name())")
                 }
                 print("removed tag key '\(remove)' of \(app): its rollups so far are kept")
                 return
             }
             guard let keys = try await store.tagKeys(app: app) else {
-                throw CLIFailure(exitCode: CLIFailure.dataError, message: "no app '\(app)' in \(db)")
+                throw CLIFailure(exitCode: CLIFailure.dataError, message: "no app '\(app)' in \(storeOptions.name())")
             }
             switch format {
             case .json: print(try encodeJSON(TagKeysResponse(keys)))

@@ -31,7 +31,7 @@ extension AppsCommand {
         @Option(help: ArgumentHelp("The smallest change a verdict counts, of the baseline.", valueName: "fraction|percent%|default"))
         var minChange: ChangeOption?
         @Option(help: ArgumentHelp("The fewest visits per side for a verdict.", valueName: "visits|default")) var minVisits: VisitsOption?
-        @Option(help: ArgumentHelp("The SQLite database file.", valueName: "path")) var db: String
+        @OptionGroup var storeOptions: StoreOptions
         @Option(help: "Output format (json: as GET /v1/apps/{app}/thresholds answers).") var format: OutputFormat = .table
 
         /// Each band option with its figure.
@@ -76,16 +76,16 @@ extension AppsCommand {
         }
 
         func run() async throws {
-            let store = try openStore(db)
+            let store = try await storeOptions.open()
             guard let current = try await store.thresholds(app: app) else {
-                throw CLIFailure(exitCode: CLIFailure.dataError, message: "no app '\(app)' in \(db)")
+                throw CLIFailure(exitCode: CLIFailure.dataError, message: "no app '\(app)' in \(storeOptions.name())")
             }
             var settings = current
             if changesSomething {
                 settings = applied(to: current)
                 do {
                     guard try await store.setThresholds(settings, app: app) else {
-                        throw CLIFailure(exitCode: CLIFailure.dataError, message: "no app '\(app)' in \(db)")
+                        throw CLIFailure(exitCode: CLIFailure.dataError, message: "no app '\(app)' in \(storeOptions.name())")
                     }
                 } catch let error as ThresholdError {
                     throw CLIFailure(exitCode: CLIFailure.usage, message: "\(error.field): \(error.message)")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import FramescopeClickHouse
 import FramescopeCollector
 import FramescopeCore
 import FramescopeSimulation
@@ -11,7 +12,7 @@ struct BenchQueriesCommand: AsyncParsableCommand {
         commandName: "queries",
         abstract: "Time the collector's queries over rollups that represent --events screen visits.",
         discussion: """
-            Fills a fresh SQLite store with rollups as if --events visits had been ingested \
+            Fills a fresh SQLite store (or, with --store, a new ClickHouse database) with rollups as if --events visits had been ingested \
             over --days days (without raw events): each hour, --keys-per-hour rollup keys \
             (screen × app version × OS version × device model × network × low-power mode × \
             thermal state × display maximum, drawn from the demo fleet's mix, and a declared \
@@ -37,22 +38,40 @@ struct BenchQueriesCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The database to create; a temporary file by default (deleted afterwards).", valueName: "path"))
     var db: String?
 
+    @Option(help: ArgumentHelp("Run on ClickHouse instead: clickhouse://USER@HOST:PORT/DATABASE[?cluster=NAME] (a database that does not exist yet).",
+                               valueName: "location"))
+    var store: String?
+
     mutating func validate() throws {
         if !(1...366).contains(days) { throw ValidationError("--days must be 1–366") }
         if !(1...5000).contains(keysPerHour) { throw ValidationError("--keys-per-hour must be 1–5000") }
         if events < days * 24 * keysPerHour { throw ValidationError("--events must be at least days × 24 × keys-per-hour") }
         if !(1...100).contains(repeats) { throw ValidationError("--repeats must be 1–100") }
+        if store != nil && db != nil { throw ValidationError("give --store or --db, not both") }
+        if let store { _ = try StoreOptions.parse(store) }
     }
 
     func run() async throws {
         let path = db ?? NSTemporaryDirectory() + "framescope-bench-queries-\(getpid()).sqlite"
-        if db != nil, FileManager.default.fileExists(atPath: path) {
-            throw CLIFailure(exitCode: CLIFailure.ioError, message: "\(path): exists; name a new file")
+        let store: any RollupBulkLoading
+        var clickhouse: ClickHouseStore?
+        if let text = self.store, case .clickhouse(let location) = try StoreOptions.parse(text) {
+            let client = ClickHouseClient(location: location, timeout: 600)
+            if try await !client.rows("SELECT name FROM system.databases WHERE name = \(ClickHouseSQL.quote(location.database))").isEmpty {
+                throw CLIFailure(exitCode: CLIFailure.ioError, message: "\(location): the database exists; name a new one")
+            }
+            let made = try await ClickHouseStore(client: client)
+            clickhouse = made
+            store = made
+        } else {
+            if db != nil, FileManager.default.fileExists(atPath: path) {
+                throw CLIFailure(exitCode: CLIFailure.ioError, message: "\(path): exists; name a new file")
+            }
+            store = try SQLiteStore(path: path)
         }
         defer {
-            if db == nil { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+            if db == nil && clickhouse == nil { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         }
-        let store = try SQLiteStore(path: path)
         let clock = ContinuousClock()
         let now = (Date().timeIntervalSince1970 / 3600).rounded(.down) * 3600
         let start = now - Double(days) * 86_400
@@ -103,7 +122,18 @@ struct BenchQueriesCommand: AsyncParsableCommand {
             }
         }
         if isatty(STDERR_FILENO) == 1 { writeToStandardError("\n") }
-        let size = ["", "-wal"].compactMap { try? FileManager.default.attributesOfItem(atPath: path + $0)[.size] as? Int }.reduce(0, +)
+        var size = ["", "-wal"].compactMap { try? FileManager.default.attributesOfItem(atPath: path + $0)[.size] as? Int }.reduce(0, +)
+        if let clickhouse {
+            // The rows that stood for the visits go; the rollups stay. Merge the parts, as a
+            // server does in the background.
+            _ = try await clickhouse.deleteRawEvents(startedBefore: now + 86_400, limit: clickhouse.retentionChunk)
+            for table in ["rollups_hourly", "rollups_daily", "rollups_screen_hourly", "rollups_screen_daily", "rollups_tag_hourly", "rollups_tag_daily"] {
+                try await clickhouse.client.execute("OPTIMIZE TABLE \(table)\(clickhouse.topology.localSuffix)\(clickhouse.topology.onCluster) FINAL")
+            }
+            size = Int(try await clickhouse.client.rows("""
+                SELECT sum(bytes_on_disk) FROM system.parts WHERE database = \(ClickHouseSQL.quote(clickhouse.topology.database)) AND active
+                """).first?.first ?? "0") ?? 0
+        }
 
         let queries = CollectorQueries(store: store)
         let range = ScreenQuery(from: start, to: now)

@@ -44,6 +44,10 @@ struct LoadtestCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Most requests in flight at once.", valueName: "n"))
     var concurrency = 64
 
+    @Option(help: ArgumentHelp("Times a batch is sent again after a 503, a 429 or no answer, as the SDK does (after Retry-After, at most 5 s, or 0.25 s doubling).",
+                               valueName: "n"))
+    var retries = 0
+
     @Flag(help: "Send reports as JSON objects instead of their compact base64 binary form (what the SDK sends).")
     var jsonReports = false
 
@@ -65,6 +69,7 @@ struct LoadtestCommand: AsyncParsableCommand {
         if !(duration >= 1 && duration <= 600) { throw ValidationError("--duration must be 1–600 seconds") }
         if !(1...1000).contains(batchSize) { throw ValidationError("--batch-size must be 1–1000") }
         if !(1...4096).contains(concurrency) { throw ValidationError("--concurrency must be 1–4096") }
+        if !(0...1000).contains(retries) { throw ValidationError("--retries must be 0–1000") }
     }
 
     func run() async throws {
@@ -120,13 +125,27 @@ struct LoadtestCommand: AsyncParsableCommand {
                 request.headers.add(name: "Content-Type", value: "application/json")
                 request.body = .bytes(body)
                 inFlight += 1
+                let retries = self.retries
                 group.addTask {
-                    do {
-                        let response = try await client.execute(request, timeout: .seconds(30))
-                        _ = try await response.body.collect(upTo: 1 << 20)
-                        return LoadOutcome(status: Int(response.status.code), latency: Double((clock.now - due) / .milliseconds(1)) / 1000)
-                    } catch {
-                        return LoadOutcome(status: 0, latency: Double((clock.now - due) / .milliseconds(1)) / 1000)
+                    var attempt = 0
+                    var backoff = 0.25
+                    while true {
+                        var status = 0
+                        var retryAfter: Double?
+                        do {
+                            let response = try await client.execute(request, timeout: .seconds(30))
+                            _ = try await response.body.collect(upTo: 1 << 20)
+                            status = Int(response.status.code)
+                            retryAfter = response.headers.first(name: "Retry-After").flatMap(Double.init)
+                        } catch {
+                            status = 0
+                        }
+                        guard [0, 429, 503].contains(status), attempt < retries else {
+                            return LoadOutcome(status: status, latency: Double((clock.now - due) / .milliseconds(1)) / 1000, retries: attempt)
+                        }
+                        attempt += 1
+                        try? await Task.sleep(for: .seconds(min(5, max(0, retryAfter ?? backoff))))
+                        backoff = min(5, backoff * 2)
                     }
                 }
                 if progress, clock.now - lastProgress >= .seconds(1) {
@@ -142,26 +161,30 @@ struct LoadtestCommand: AsyncParsableCommand {
         let elapsed = Double((clock.now - start) / .milliseconds(1)) / 1000
         return LoadSummary(url: url, targetEventsPerSecond: rate, batchSize: batchSize, concurrency: concurrency, seconds: elapsed,
                            batchesSent: total, acknowledged: recorder.acknowledged,
-                           achievedEventsPerSecond: Double(recorder.acknowledged * batchSize) / max(elapsed, 0.001),
+                           achievedEventsPerSecond: Double(recorder.acknowledged * batchSize) / max(elapsed, 0.001), retriedRequests: recorder.retried,
                            latencyMilliseconds: LoadSummary.Latency(recorder.latencies), failures: recorder.failures,
                            bodyBytes: templates.body(index: 0, runId: runId).readableBytes)
     }
 }
 
-/// One request's answer: HTTP status (0 when no answer came) and seconds from due time to answer.
+/// One batch's last answer: HTTP status (0 when no answer came), seconds from due time to
+/// that answer, and how many times it was sent again before it.
 struct LoadOutcome: Sendable {
     var status: Int
     var latency: Double
+    var retries = 0
 }
 
 /// Counts answers and keeps acknowledgement latencies in the engine's log histogram (≤ 0.79 % error).
 struct LoadRecorder {
     var acknowledged = 0
     var failed = 0
+    var retried = 0
     var failures: [String: Int] = [:]
     var latencies = DurationHistogram()
 
     mutating func record(_ outcome: LoadOutcome) {
+        retried += outcome.retries
         if outcome.status == 202 {
             acknowledged += 1
             latencies.record(seconds: outcome.latency)
@@ -196,6 +219,8 @@ struct LoadSummary: Codable {
     var batchesSent: Int
     var acknowledged: Int
     var achievedEventsPerSecond: Double
+    /// Requests sent again after a 503, a 429 or no answer (`--retries`).
+    var retriedRequests = 0
     var latencyMilliseconds: Latency
     var failures: [String: Int]
     var bodyBytes: Int
@@ -212,6 +237,7 @@ struct LoadSummary: Codable {
             acknowledged:  \(acknowledged) batches, \(String(format: "%.0f", achievedEventsPerSecond)) events/s
             latency:       p50 \(ms(latencyMilliseconds.p50)), p90 \(ms(latencyMilliseconds.p90)), p99 \(ms(latencyMilliseconds.p99)), max \(ms(latencyMilliseconds.max))
             failed:        \(batchesSent - acknowledged)\(errorText)
+            retried:       \(retriedRequests) requests
             """
     }
 }

@@ -11,7 +11,8 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the collector: ingest events from devices and answer queries.",
         discussion: """
-            Stores events in an embedded SQLite file (--db). With --demo, creates the demo app \
+            Stores events in an embedded SQLite file (--db, framescope.sqlite by default) or in \
+            ClickHouse, one server or a cluster (--store clickhouse://…; docs/scaling.md). With --demo, creates the demo app \
             (id 'demo') if it is missing, fills it with four weeks of simulated fleet data, and \
             prints its keys. Raw events older than --retention-days are deleted in the background; \
             rollups stay. Stops gracefully on SIGTERM or SIGINT: in-flight requests finish and \
@@ -25,8 +26,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Port to listen on (0 picks a free one).")
     var port = 8080
 
-    @Option(help: ArgumentHelp("The SQLite database file.", valueName: "path"))
-    var db = "framescope.sqlite"
+    @OptionGroup var storeOptions: StoreOptions
+
+    /// The SQLite file used when neither --store nor --db names the store.
+    static let defaultDatabase = "framescope.sqlite"
 
     @Flag(help: "Create and fill the demo app with simulated data, and print its keys.")
     var demo = false
@@ -80,17 +83,12 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store: SQLiteStore
-        do {
-            var cardinality = CardinalityLimits()
-            cardinality.screens = maxScreensPerDay
-            cardinality.appVersions = maxValuesPerDay
-            cardinality.osVersions = maxValuesPerDay
-            cardinality.deviceModels = maxDeviceModelsPerDay
-            store = try SQLiteStore(path: db, backgroundCheckpoints: true, cardinality: cardinality)
-        } catch {
-            throw CLIFailure(exitCode: CLIFailure.ioError, message: "\(db): cannot open the database: \(error)")
-        }
+        var cardinality = CardinalityLimits()
+        cardinality.screens = maxScreensPerDay
+        cardinality.appVersions = maxValuesPerDay
+        cardinality.osVersions = maxValuesPerDay
+        cardinality.deviceModels = maxDeviceModelsPerDay
+        let store = try await storeOptions.open(fallback: Self.defaultDatabase, backgroundCheckpoints: true, cardinality: cardinality)
         var lines: [String] = []
         if demo {
             let (credentials, ingested) = try await DemoData.prepare(store: store)

@@ -1,5 +1,6 @@
 import Foundation
 @testable import FramescopeClickHouse
+import FramescopeClickHouseTesting
 import Testing
 
 @Suite("ClickHouse: locations, literals and RowBinary")
@@ -126,7 +127,7 @@ struct ClickHouseMigratorTests {
         #expect(try await migrator.appliedVersions() == known)
         let tables = try await client.rows("SELECT name FROM system.tables WHERE database = 'fs_migrate' ORDER BY name").map { $0[0] }
         let levels = ["rollups_daily", "rollups_hourly", "rollups_screen_daily", "rollups_screen_hourly", "rollups_tag_daily", "rollups_tag_hourly"]
-        var expectedTables: [String] = ["batches", "events"]
+        var expectedTables: [String] = ["batches", "control", "dimension_values", "events"]
         for level in levels { expectedTables += [level, level + "_mv"] }
         expectedTables.append("schema_migrations")
         #expect(tables == expectedTables)
@@ -136,9 +137,11 @@ struct ClickHouseMigratorTests {
         // into every level in the engine.
         func visit(_ row: inout RowBinaryWriter, start: Double, version: String, tags: [(String, String)], register: UInt16, rank: UInt8,
                    counts: [UInt64], minimum: Double, maximum: Double, tally: [(UInt64, UInt64)]) {
-            row.append("shop"); row.append("b1"); row.append(start)
+            row.append("shop"); row.append("b1"); row.append(UInt64(start)); row.append(start)
             for text in ["Feed", version, "18.1", "iPhone16,1", "wifi"] { row.append(text) }
             row.append(UInt8(0)); row.append("nominal"); row.append("120")
+            row.appendLength(tags.count); for tag in tags { row.append(tag.0) }
+            row.appendLength(tags.count); for tag in tags { row.append(tag.1) }
             row.appendLength(tags.count); for tag in tags { row.append(tag.0) }
             row.appendLength(tags.count); for tag in tags { row.append(tag.1) }
             row.append("device"); row.append(register); row.append(rank)
@@ -150,8 +153,8 @@ struct ClickHouseMigratorTests {
               counts: [1, 120, 0, 0, 120], minimum: 0.016, maximum: 0.05, tally: [(5, 2), (9, 1)])
         visit(&rows, start: 1_700_004_000, version: "3.0.0", tags: [], register: 7, rank: 5,
               counts: [1, 60, 1, 0, 60], minimum: 0.008, maximum: 0.2, tally: [(5, 3)])
-        try await client.insert(into: "events", columns: ["app_id", "batch_id", "started_at", "screen", "app_version", "os_version", "device_model",
-                                                          "network", "low_power", "thermal_state", "max_refresh_rate", "tag_keys", "tag_values",
+        try await client.insert(into: "events", columns: ["app_id", "batch_id", "event_id", "started_at", "screen", "app_version", "os_version", "device_model",
+                                                          "network", "low_power", "thermal_state", "max_refresh_rate", "tag_keys", "tag_values", "event_tag_keys", "event_tag_values",
                                                           "device_key", "device_register", "device_rank", "event_counts", "event_sums", "event_mins",
                                                           "event_maxes", "event_tally_keys", "event_tally_counts", "stability_band", "payload"],
                                 rows: rows.bytes)

@@ -109,7 +109,7 @@ struct AlertStoreContractTests {
     @Test("An alert is raised once per key, with a pending delivery per webhook; acknowledging is kept; apps stay apart",
           arguments: StoreContractTests.Kind.allCases)
     func alertsAndDeliveries(_ kind: StoreContractTests.Kind) async throws {
-        let (store, keepAlive) = try kind.make()
+        let (store, keepAlive) = try await kind.make()
         _ = try await store.createApp(name: "Shop", id: nil)
         _ = try await store.createApp(name: "Other", id: nil)
         let hook = try #require(try await store.addWebhook(app: "shop", url: "https://hooks.example.com/a", now: Self.now))
@@ -147,7 +147,7 @@ struct AlertStoreContractTests {
 
     @Test("Webhooks: listed without secrets, per app; bad URLs refused; removing one drops its deliveries", arguments: StoreContractTests.Kind.allCases)
     func webhooks(_ kind: StoreContractTests.Kind) async throws {
-        let (store, keepAlive) = try kind.make()
+        let (store, keepAlive) = try await kind.make()
         _ = try await store.createApp(name: "Shop", id: nil)
         _ = try await store.createApp(name: "Other", id: nil)
         #expect(try await store.webhooks(app: "shop") == [])

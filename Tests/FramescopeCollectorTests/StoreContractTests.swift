@@ -1,10 +1,14 @@
 import Foundation
 @testable import FramescopeCollector
+import FramescopeClickHouse
+import FramescopeClickHouseTesting
 import FramescopeCore
 import Testing
 
 /// What every ``CollectorStore`` must do, run against each store the collector has:
-/// SQLite on a file and SQLite in memory (the ClickHouse store joins this list).
+/// SQLite on a file, SQLite in memory, ClickHouse on one server, and ClickHouse on a
+/// cluster of two shards with ZooKeeper (real servers the run starts on loopback: a
+/// missing server fails, never skips).
 ///
 /// Each test talks to the store only through the protocol, so a new store passes by
 /// behaving the same, not by sharing code.
@@ -14,16 +18,25 @@ struct StoreContractTests {
     enum Kind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         case sqliteFile = "SQLite on a file"
         case sqliteMemory = "SQLite in memory"
+        case clickhouse = "ClickHouse, one server"
+        case clickhouseCluster = "ClickHouse, two shards"
 
         var testDescription: String { rawValue }
 
-        func make() throws -> (store: any CollectorStore, keepAlive: AnyObject?) {
+        /// A fresh, empty store: its own file, or its own database on the run's servers.
+        func make() async throws -> (store: any CollectorStore, keepAlive: AnyObject?) {
             switch self {
             case .sqliteFile:
                 let temporary = try TemporaryStore()
                 return (temporary.store, temporary)
             case .sqliteMemory:
                 return (try SQLiteStore(inMemoryWith: CardinalityLimits()), nil)
+            case .clickhouse:
+                let server = try await SharedClickHouse.shared.server()
+                return (try await ClickHouseStore(client: ClickHouseClient(location: server.location(database: SharedClickHouse.freshDatabase()))), server)
+            case .clickhouseCluster:
+                let cluster = try await SharedClickHouse.shared.cluster()
+                return (try await ClickHouseStore(client: ClickHouseClient(location: cluster.location(database: SharedClickHouse.freshDatabase()))), cluster)
             }
         }
     }
@@ -42,7 +55,7 @@ struct StoreContractTests {
 
     @Test("Apps get distinct random keys; revoked keys stop working; new keys replace old ones", arguments: Kind.allCases)
     func appsAndKeys(_ kind: Kind) async throws {
-        let (store, keepAlive) = try kind.make()
+        let (store, keepAlive) = try await kind.make()
         let shop = try await store.createApp(name: "Shop", id: nil)
         #expect(shop.app == "shop")
         #expect(shop.ingestKey.hasPrefix("fsi_") && shop.readKey.hasPrefix("fsr_"))
@@ -68,7 +81,7 @@ struct StoreContractTests {
 
     @Test("A rotated ingest key keeps working for its grace period; a rotated read key ends its sessions at once", arguments: Kind.allCases)
     func rotationAndSessions(_ kind: Kind) async throws {
-        let (store, keepAlive) = try kind.make()
+        let (store, keepAlive) = try await kind.make()
         let shop = try await store.createApp(name: "Shop", id: nil)
         let now = Date().timeIntervalSince1970
         let newIngest = try #require(try await store.rotateKey(app: "shop", kind: .ingest, gracePeriod: 3600, now: now))
@@ -102,7 +115,7 @@ struct StoreContractTests {
 
     @Test("Each app gets an admin key; it opens no dashboard session; rotating it ends the old one at once and touches no other key", arguments: Kind.allCases)
     func adminKeys(_ kind: Kind) async throws {
-        let (store, keepAlive) = try kind.make()
+        let (store, keepAlive) = try await kind.make()
         let shop = try await store.createApp(name: "Shop", id: nil)
         let now = Date().timeIntervalSince1970
         #expect(shop.adminKey.hasPrefix("fsa_") && shop.adminKey.count == 52)
@@ -126,7 +139,7 @@ struct StoreContractTests {
 
     @Test("Thresholds: nothing set means every default; a write replaces the whole setting; bad values are refused by field and change nothing", arguments: Kind.allCases)
     func thresholds(_ kind: Kind) async throws {
-        let (store, keepAlive) = try kind.make()
+        let (store, keepAlive) = try await kind.make()
         _ = try await store.createApp(name: "Shop", id: nil)
         _ = try await store.createApp(name: "Other", id: nil)
         let unset = try #require(try await store.thresholds(app: "shop"))
@@ -169,7 +182,7 @@ struct StoreContractTests {
 
     @Test("A batch counts once; a flush's results come in order; aggregates are the merge of the visits", arguments: Kind.allCases)
     func ingestAndAggregate(_ kind: Kind) async throws {
-        let (store, keepAlive) = try kind.make()
+        let (store, keepAlive) = try await kind.make()
         _ = try await store.createApp(name: "Shop", id: nil)
         let feed = makeBatch(id: "feed", screen: "Feed", count: 3, start: Self.now - 7200, version: "1.0")
         let chat = makeBatch(id: "chat", screen: "Chat", count: 2, start: Self.now - 3600, version: "2.0")
@@ -205,7 +218,7 @@ struct StoreContractTests {
 
     @Test("Filters select rollup keys; ratios are Σ/Σ over the selected rows", arguments: Kind.allCases)
     func filters(_ kind: Kind) async throws {
-        let (store, keepAlive) = try kind.make()
+        let (store, keepAlive) = try await kind.make()
         _ = try await store.createApp(name: "Shop", id: nil)
         let old = makeBatch(id: "v1", start: Self.now - 7200, version: "1.0")
         let new = makeBatch(id: "v2", screen: "Feed", count: 2, start: Self.now - 3600, version: "2.0")
@@ -231,7 +244,7 @@ struct StoreContractTests {
 
     @Test("Retention deletes raw events and keeps rollups; a forgotten batch id can be stored again", arguments: Kind.allCases)
     func retentionAndLedger(_ kind: Kind) async throws {
-        let (store, keepAlive) = try kind.make()
+        let (store, keepAlive) = try await kind.make()
         _ = try await store.createApp(name: "Shop", id: nil)
         let early = makeBatch(id: "early", count: 3, start: Self.now - 7200)
         let late = makeBatch(id: "late", count: 2, start: Self.now - 600)

@@ -21,6 +21,9 @@ public struct AlertDelivery: Sendable, Hashable, Codable {
     /// Why the last attempt failed ("HTTP 500", "timed out"), `nil` after a success or before any attempt.
     public var lastError: String?
 
+    /// The most characters of ``lastError`` a store keeps; a longer error is cut to its start.
+    public static let maximumErrorLength = 500
+
     /// A delivery record.
     public init(webhook: Int64, state: DeliveryState, attempts: Int, lastError: String?) {
         self.webhook = webhook
@@ -146,6 +149,11 @@ public struct WebhookCredentials: Sendable, Hashable, Codable {
         self.url = url
         self.createdAt = createdAt
         self.secret = secret
+    }
+
+    /// A fresh webhook secret: `fsw_` and 48 hex digits (192 random bits, ``AccessTokens/random()``).
+    public static func newSecret() -> String {
+        "fsw_" + AccessTokens.random()
     }
 }
 

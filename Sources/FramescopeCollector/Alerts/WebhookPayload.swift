@@ -82,7 +82,7 @@ public struct WebhookPayload: Sendable, Hashable, Codable {
     /// `secret`: the value of `X-Framescope-Signature`.
     public static func signature(of body: [UInt8], secret: String) -> String {
         let code = HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: Data(secret.utf8)))
-        return "sha256=" + SQLiteStore.hex(Array(code))
+        return "sha256=" + AccessKeys.hex(Array(code))
     }
 }
 

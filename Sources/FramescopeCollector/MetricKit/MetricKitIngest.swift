@@ -30,7 +30,7 @@ extension IngestService {
     /// ``acceptMetricKit(_:app:logger:)`` for a body already in memory (uncompressed).
     public func ingestMetricKit(body: [UInt8], app: String, logger: Logger) async throws -> MetricKitResponse {
         let now = clock()
-        let digest = SQLiteStore.hex(Array(SHA256.hash(data: body)))
+        let digest = AccessKeys.hex(Array(SHA256.hash(data: body)))
         var records: [MetricKitRecord] = []
         var response = MetricKitResponse(accepted: 0, duplicates: 0, withoutFigures: 0, rejected: [], skipped: [])
         var source = MemoryByteSource(body)

@@ -83,6 +83,12 @@ public struct MetricKitVersionSummary: Sendable, Hashable, Codable {
         self.longestHang = longestHang
         self.histogramHangs = histogramHangs
     }
+
+    /// A total of counts (summed as a `Double`, so that no sum overflows) as a count: at
+    /// least 0, at most `Int.max`.
+    public static func clampedCount(_ total: Double) -> Int {
+        total < 9.2e18 ? Int(max(total, 0)) : Int.max
+    }
 }
 
 /// The answer to `POST /v1/metrickit` (202).

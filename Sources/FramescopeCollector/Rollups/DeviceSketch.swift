@@ -93,12 +93,32 @@ public struct DeviceSketch: Sendable, Hashable {
 
     /// Adds the device with installation id `id`.
     public mutating func add(_ id: String) {
+        let (index, rank) = Self.register(of: id)
+        if registers.isEmpty { registers = [UInt8](repeating: 0, count: Self.registerCount) }
+        if rank > registers[index] { registers[index] = rank }
+    }
+
+    /// The register the installation `id` sets and the rank it sets it to (1–56): a
+    /// sketch of one device is all zero but that register. Stores that merge sketches
+    /// themselves keep these pairs (ClickHouse keeps the set of `index·64 + rank`).
+    public static func register(of id: String) -> (index: Int, rank: UInt8) {
         let hash = Self.hash(id)
         let index = Int(hash >> UInt64(64 - Self.indexBits))
         let rest = hash << UInt64(Self.indexBits)
-        let rank = UInt8(min(rest.leadingZeroBitCount, 64 - Self.indexBits) + 1)
-        if registers.isEmpty { registers = [UInt8](repeating: 0, count: Self.registerCount) }
-        if rank > registers[index] { registers[index] = rank }
+        return (index, UInt8(min(rest.leadingZeroBitCount, 64 - Self.indexBits) + 1))
+    }
+
+    /// The sketch whose non-zero registers are `pairs` (index 0..<512, rank 1–56); the
+    /// largest rank wins where an index repeats. An empty list is the empty sketch.
+    /// - Throws: ``BinaryReportError`` for an index or rank out of range.
+    public init(registerRanks pairs: [(index: Int, rank: UInt8)]) throws(BinaryReportError) {
+        guard !pairs.isEmpty else { self.init(); return }
+        var registers = [UInt8](repeating: 0, count: Self.registerCount)
+        for (index, rank) in pairs {
+            guard index >= 0, index < Self.registerCount, rank >= 1 else { throw BinaryReportError("device sketch register \(index) rank \(rank) out of range") }
+            registers[index] = max(registers[index], rank)
+        }
+        try self.init(registers: registers)
     }
 
     /// Adds every device of `other`.

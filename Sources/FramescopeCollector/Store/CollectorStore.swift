@@ -43,6 +43,10 @@ public protocol CollectorStore: Sendable {
     /// Deletes raw events that started before `cutoff` (Unix seconds), at most `limit`
     /// of them; returns how many were deleted. Rollups are kept.
     func deleteRawEvents(startedBefore cutoff: Double, limit: Int) async throws -> Int
+    /// How many raw events the retention sweep asks ``deleteRawEvents(startedBefore:limit:)``
+    /// to delete at a time: small where each call is a transaction that holds the writer
+    /// (SQLite), unbounded where deleting is cheapest in whole partitions (ClickHouse).
+    var retentionChunk: Int { get }
     /// The tag keys `app` declared, by key; `nil` for an unknown app.
     func tagKeys(app: String) async throws -> [DeclaredTagKey]?
     /// Declares the tag key `key` for `app` at `now` (Unix seconds): its values become a
@@ -109,6 +113,9 @@ public protocol CollectorStore: Sendable {
 }
 
 extension CollectorStore {
+    /// 10 000 events a call.
+    public var retentionChunk: Int { 10_000 }
+
     /// What `key` grants now, by the system clock.
     public func authenticate(key: String) async throws -> KeyGrant? {
         try await authenticate(key: key, now: Date().timeIntervalSince1970)
@@ -152,6 +159,14 @@ public struct AppRecord: Sendable, Hashable, Codable {
     public var createdAt: String
     /// Whether its keys are revoked.
     public var revoked: Bool
+
+    /// An app record; see each property.
+    public init(app: String, name: String, createdAt: String, revoked: Bool) {
+        self.app = app
+        self.name = name
+        self.createdAt = createdAt
+        self.revoked = revoked
+    }
 }
 
 /// What a key allows.
@@ -169,6 +184,12 @@ public struct KeyGrant: Sendable, Hashable {
     public var app: String
     /// Ingest, read or admin.
     public var kind: Kind
+
+    /// A grant of `kind` for `app`.
+    public init(app: String, kind: Kind) {
+        self.app = app
+        self.kind = kind
+    }
 }
 
 /// A batch whose events passed validation, ready to store.
@@ -435,3 +456,14 @@ public struct ScreenSummary: Sendable, Hashable, Codable {
     /// The merge of the visits' motion reports, or `nil` when none moved.
     public var motion: FrameReport?
 }
+
+/// A store that can take rollups without the visits they sum, for benchmarks over very
+/// large data (`framescope bench queries`).
+public protocol RollupBulkLoading: CollectorStore {
+    /// Adds `values` (hourly keys) to every rollup level as if the visits they sum had been
+    /// ingested, and `tagged` (the same visits by a declared tag's value) to that tag's rollups.
+    func addRollups(app: String, hourly values: [RollupKey: RollupValue], tagged: [(tag: TagFilter, key: RollupKey, value: RollupValue)]) async throws
+}
+
+extension SQLiteStore: RollupBulkLoading {}
+

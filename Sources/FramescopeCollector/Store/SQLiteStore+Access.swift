@@ -12,7 +12,7 @@ extension SQLiteStore {
     /// leaked read key is revoked without touching ingest. A new admin key ends the old
     /// admin keys at once (it is how an app created before schema v9 gets its first).
     public func rotateKey(app: String, kind: KeyGrant.Kind, gracePeriod: Double, now: Double) async throws -> String? {
-        let key = Self.newKey(kind)
+        let key = AccessKeys.newKey(kind)
         let found = try await database.write { db -> Bool in
             guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM apps WHERE id = ? AND revoked_at IS NULL)", arguments: [app]) ?? false else {
                 return false
@@ -31,7 +31,7 @@ extension SQLiteStore {
             case .admin:
                 try db.execute(sql: "DELETE FROM keys WHERE app_id = ? AND kind = 'admin'", arguments: [app])
             }
-            try db.execute(sql: "INSERT INTO keys (hash, app_id, kind) VALUES (?, ?, ?)", arguments: [Self.hash(key), app, kind.rawValue])
+            try db.execute(sql: "INSERT INTO keys (hash, app_id, kind) VALUES (?, ?, ?)", arguments: [AccessKeys.hash(key), app, kind.rawValue])
             return true
         }
         return found ? key : nil
@@ -39,7 +39,7 @@ extension SQLiteStore {
 
     /// Opens a dashboard session for `readKey` when it is a live read key; `nil` otherwise.
     public func createSession(readKey: String, lifetime: Double, now: Double) async throws -> DashboardSession? {
-        let keyHash = Self.hash(readKey)
+        let keyHash = AccessKeys.hash(readKey)
         let session = DashboardSession(id: Self.randomToken(), app: "", csrfToken: Self.randomToken(), expiresAt: now + lifetime)
         let app = try await database.write { db -> String? in
             guard let app = try String.fetchOne(db, sql: """
@@ -47,7 +47,7 @@ extension SQLiteStore {
                 WHERE keys.hash = ? AND keys.kind = 'read' AND apps.revoked_at IS NULL AND (keys.expires_at IS NULL OR keys.expires_at > ?)
                 """, arguments: [keyHash, now]) else { return nil }
             try db.execute(sql: "INSERT INTO sessions (hash, app_id, key_hash, csrf, expires_at) VALUES (?, ?, ?, ?, ?)",
-                           arguments: [Self.hash(session.id), app, keyHash, session.csrfToken, session.expiresAt])
+                           arguments: [AccessKeys.hash(session.id), app, keyHash, session.csrfToken, session.expiresAt])
             return app
         }
         guard let app else { return nil }
@@ -58,7 +58,7 @@ extension SQLiteStore {
 
     /// The grant of a live session: not expired, its read key still in place, its app not revoked.
     public func session(id: String, now: Double) async throws -> SessionGrant? {
-        let hash = Self.hash(id)
+        let hash = AccessKeys.hash(id)
         return try await database.read { db in
             guard let row = try Row.fetchOne(db, sql: """
                 SELECT sessions.app_id, sessions.csrf FROM sessions
@@ -73,7 +73,7 @@ extension SQLiteStore {
     /// Ends a session (sign-out).
     public func deleteSession(id: String) async throws {
         try await database.write { db in
-            try db.execute(sql: "DELETE FROM sessions WHERE hash = ?", arguments: [Self.hash(id)])
+            try db.execute(sql: "DELETE FROM sessions WHERE hash = ?", arguments: [AccessKeys.hash(id)])
         }
     }
 

@@ -53,7 +53,7 @@ extension SQLiteStore {
     /// Stores the webhook with a fresh secret (`fsw_` and 192 random bits in hex).
     public func addWebhook(app: String, url: String, now: Double) async throws -> WebhookCredentials? {
         let url = try WebhookURL.validated(url)
-        let secret = "fsw_" + AccessTokens.random()
+        let secret = WebhookCredentials.newSecret()
         return try await database.write { db in
             guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM apps WHERE id = ?)", arguments: [app]) ?? false else { return nil }
             try db.execute(sql: "INSERT INTO webhooks (app_id, url, secret, created_at) VALUES (?, ?, ?, ?)", arguments: [app, url, secret, now])
@@ -102,7 +102,7 @@ extension SQLiteStore {
         try await database.write { db in
             try db.execute(sql: """
                 UPDATE alert_deliveries SET state = ?, attempts = ?, last_error = ?, updated_at = ? WHERE alert_id = ? AND webhook_id = ?
-                """, arguments: [state.rawValue, attempts, lastError.map { String($0.prefix(500)) }, now, alert, webhook])
+                """, arguments: [state.rawValue, attempts, lastError.map { String($0.prefix(AlertDelivery.maximumErrorLength)) }, now, alert, webhook])
         }
     }
 

@@ -1,16 +1,15 @@
-import Crypto
 import Foundation
 import FramescopeCore
 import GRDB
 
-/// Apps and their keys: creation, listing, revocation, authentication, and the key
-/// material (random keys, their SHA-256 hashes).
+/// Apps and their keys: creation, listing, revocation, authentication (the key material,
+/// random keys and their SHA-256 hashes, is ``AccessKeys``).
 extension SQLiteStore {
     /// Inserts the app and the SHA-256 hashes of three fresh keys (ingest, read, admin) in
     /// one transaction; fails if the id exists.
     public func createApp(name: String, id: String?) async throws -> AppCredentials {
-        let appId = id ?? Self.slug(name)
-        let credentials = Self.newCredentials(app: appId, name: name)
+        let appId = id ?? AccessKeys.slug(name)
+        let credentials = AccessKeys.newCredentials(app: appId, name: name)
         try await database.write { db in
             try db.execute(sql: "INSERT INTO apps (id, name, created_at) VALUES (?, ?, ?)", arguments: [appId, name, Date().timeIntervalSince1970])
             try Self.insertKeys(credentials, db)
@@ -25,7 +24,7 @@ extension SQLiteStore {
             try db.execute(sql: "DELETE FROM keys WHERE app_id = ?", arguments: [app])
             try db.execute(sql: "DELETE FROM sessions WHERE app_id = ?", arguments: [app])
             try db.execute(sql: "UPDATE apps SET revoked_at = NULL WHERE id = ?", arguments: [app])
-            let credentials = Self.newCredentials(app: app, name: name)
+            let credentials = AccessKeys.newCredentials(app: app, name: name)
             try Self.insertKeys(credentials, db)
             return credentials
         }
@@ -57,7 +56,7 @@ extension SQLiteStore {
     /// Looks the key's SHA-256 up among unrevoked apps' keys that have not expired (an
     /// old ingest key in its grace period after a rotation still works).
     public func authenticate(key: String, now: Double) async throws -> KeyGrant? {
-        let hash = Self.hash(key)
+        let hash = AccessKeys.hash(key)
         return try await database.read { db in
             guard let row = try Row.fetchOne(db, sql: """
                 SELECT keys.hash, keys.app_id, keys.kind FROM keys JOIN apps ON apps.id = keys.app_id
@@ -65,58 +64,15 @@ extension SQLiteStore {
                 """, arguments: [hash, now]) else { return nil }
             let stored: String = row["hash"]
             // The lookup is by hash; compare the digests in constant time all the same.
-            guard Self.constantTimeEqual(stored, hash), let kind = KeyGrant.Kind(rawValue: row["kind"]) else { return nil }
+            guard AccessTokens.equal(stored, hash), let kind = KeyGrant.Kind(rawValue: row["kind"]) else { return nil }
             return KeyGrant(app: row["app_id"], kind: kind)
         }
     }
 
+    /// Inserts the SHA-256 hashes of `credentials`' three keys for its app.
     static func insertKeys(_ credentials: AppCredentials, _ db: Database) throws {
         try db.execute(sql: "INSERT INTO keys (hash, app_id, kind) VALUES (?, ?, 'ingest'), (?, ?, 'read'), (?, ?, 'admin')",
-                       arguments: [hash(credentials.ingestKey), credentials.app, hash(credentials.readKey), credentials.app,
-                                   hash(credentials.adminKey), credentials.app])
-    }
-
-    /// Three fresh keys for `app`.
-    static func newCredentials(app: String, name: String) -> AppCredentials {
-        AppCredentials(app: app, name: name, ingestKey: newKey(.ingest), readKey: newKey(.read), adminKey: newKey(.admin))
-    }
-
-    /// A new random key: `fsi_` (ingest), `fsr_` (read) or `fsa_` (admin) and 48 hex digits (192 bits).
-    static func newKey(_ kind: KeyGrant.Kind) -> String {
-        var generator = SystemRandomNumberGenerator()
-        let prefix = switch kind {
-        case .ingest: "fsi_"
-        case .read: "fsr_"
-        case .admin: "fsa_"
-        }
-        return prefix + hex((0..<24).map { _ in UInt8.random(in: 0...255, using: &generator) })
-    }
-
-    /// SHA-256 of a key, hex.
-    static func hash(_ key: String) -> String {
-        hex(Array(SHA256.hash(data: Data(key.utf8))))
-    }
-
-    /// Bytes as lower-case hexadecimal, two digits each.
-    static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { byte in
-            let text = String(byte, radix: 16)
-            return text.count == 1 ? "0" + text : text
-        }.joined()
-    }
-
-    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-        FramescopeCollector.constantTimeEqual(Array(a.utf8), Array(b.utf8))
-    }
-
-    /// An app id from a name: lower-case letters, digits and dashes.
-    static func slug(_ name: String) -> String {
-        var result = ""
-        for character in name.lowercased() {
-            if character.isASCII && (character.isLetter || character.isNumber) { result.append(character) }
-            else if !result.hasSuffix("-") && !result.isEmpty { result.append("-") }
-        }
-        while result.hasSuffix("-") { result.removeLast() }
-        return result.isEmpty ? "app" : String(result.prefix(40))
+                       arguments: [AccessKeys.hash(credentials.ingestKey), credentials.app, AccessKeys.hash(credentials.readKey), credentials.app,
+                                   AccessKeys.hash(credentials.adminKey), credentials.app])
     }
 }

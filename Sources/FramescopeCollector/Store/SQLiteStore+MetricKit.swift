@@ -43,14 +43,9 @@ extension SQLiteStore {
             try Row.fetchAll(db, sql: sql, arguments: bound).map { row in
                 MetricKitVersionSummary(
                     appVersion: row[0], payloads: row[1], scrollHitchTimeRatioPayloads: row[2], scrollHitchTimeRatio: row[3],
-                    hangDiagnostics: Self.clampedCount(row[4]), hangTime: row[5], longestHang: row[6] ?? 0,
-                    histogramHangs: Self.clampedCount(row[7]))
+                    hangDiagnostics: MetricKitVersionSummary.clampedCount(row[4]), hangTime: row[5], longestHang: row[6] ?? 0,
+                    histogramHangs: MetricKitVersionSummary.clampedCount(row[7]))
             }
         }
-    }
-
-    /// A total as a count, at most `Int.max`.
-    static func clampedCount(_ total: Double) -> Int {
-        total < 9.2e18 ? Int(max(total, 0)) : Int.max
     }
 }

@@ -16,14 +16,12 @@ extension SQLiteStore {
 
     /// Inserts the key unless the app has it or already has ``DeclaredTags/maximumKeys``.
     public func declareTagKey(app: String, key: String, now: Double) async throws -> Bool? {
-        if let problem = DeclaredTags.problem(key: key) { throw TagKeyError("\(problem) (\(key.debugDescription))") }
+        if let error = DeclaredTags.declarationError(key: key) { throw error }
         return try await database.write { db in
             guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM apps WHERE id = ?)", arguments: [app]) ?? false else { return nil }
             let keys = try String.fetchAll(db, sql: "SELECT tag_key FROM app_tag_keys WHERE app_id = ?", arguments: [app])
             if keys.contains(key) { return false }
-            guard keys.count < DeclaredTags.maximumKeys else {
-                throw TagKeyError("an app declares at most \(DeclaredTags.maximumKeys) tag keys (\(app) has \(keys.sorted().joined(separator: ", "))); remove one first")
-            }
+            guard keys.count < DeclaredTags.maximumKeys else { throw DeclaredTags.tooManyKeysError(app: app, keys: keys) }
             try db.execute(sql: "INSERT INTO app_tag_keys (app_id, tag_key, declared_at) VALUES (?, ?, ?)", arguments: [app, key, now])
             return true
         }

@@ -28,6 +28,17 @@ public enum DeclaredTags {
             : "a tag key is 1 to \(VisitContext.maximumTagLength) bytes without control or format characters"
     }
 
+    /// The error for declaring `key`, naming it, when it is not a tag key (``problem(key:)``); `nil` for a good key.
+    public static func declarationError(key: String) -> TagKeyError? {
+        problem(key: key).map { TagKeyError("\($0) (\(key.debugDescription))") }
+    }
+
+    /// The error for declaring one more key when `app` already declares `keys`
+    /// (``maximumKeys`` of them): it names them, sorted.
+    public static func tooManyKeysError(app: String, keys: [String]) -> TagKeyError {
+        TagKeyError("an app declares at most \(maximumKeys) tag keys (\(app) has \(keys.sorted().joined(separator: ", "))); remove one first")
+    }
+
     /// What is wrong with `value` as a tag value (the wire format's rule), or `nil`.
     public static func problem(value: String) -> String? {
         WireText.isValid(value, maximumBytes: VisitContext.maximumTagLength, allowEmpty: true) ? nil

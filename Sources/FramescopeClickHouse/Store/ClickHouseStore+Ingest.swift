@@ -1,0 +1,240 @@
+import Foundation
+import FramescopeCollector
+import FramescopeCore
+
+/// Ingest: new batches as `INSERT … FORMAT RowBinary` into `events`, then their ledger rows:
+/// on one server a flush in one insert, on a cluster each batch in one (one block, which a
+/// replicated table deduplicates on a retry).
+extension ClickHouseStore {
+    /// The columns of an `events` insert, in order (`hour` is computed by the server).
+    static let eventColumns = ["app_id", "batch_id", "event_id", "started_at"] + QueryDimension.all.map(\.storeColumn)
+        + ["tag_keys", "tag_values", "event_tag_keys", "event_tag_values", "device_key", "device_register", "device_rank",
+           "event_counts", "event_sums", "event_mins", "event_maxes", "event_tally_keys", "event_tally_counts", "stability_band", "payload"]
+
+    /// How many batches of one flush are inserted at once.
+    static let concurrentInserts = 8
+
+    /// Reads the ledger for the flush's batch ids in one query, admits the new batches'
+    /// dimension values through the cardinality gate (recording new values first, so a
+    /// retry folds exactly as the first attempt did), then inserts the new batches and
+    /// records them in the ledger. A batch id in the ledger, or earlier in `batches`, is a
+    /// duplicate and writes nothing.
+    ///
+    /// Not one transaction: on a cluster, when the insert of one batch fails, the batches
+    /// inserted before it stay stored and the error goes to the whole flush; their retries
+    /// are then duplicates (ledger), and a batch whose insert wrote but answered an error is
+    /// dropped by its shard's replicated table.
+    public func ingest(_ batches: [IngestBatch]) async throws -> [IngestResult] {
+        guard !batches.isEmpty else { return [] }
+        let known = try await ledgerHas(batches.map { ($0.app, $0.batchId) })
+        var seen: Set<[String]> = []
+        var declared: [String: [String]] = [:]
+        var gate = ClickHouseCardinalityGate(limits: cardinality)
+        try await gate.load(for: batches, from: self)
+        var results: [IngestResult] = []
+        var inserts: [(index: Int, rows: [UInt8], batch: IngestBatch)] = []
+        for batch in batches {
+            let id = [batch.app, batch.batchId]
+            if seen.contains(id) || known.contains(id) {
+                results.append(IngestResult(stored: 0, duplicate: true))
+                continue
+            }
+            seen.insert(id)
+            if declared[batch.app] == nil { declared[batch.app] = try await declaredTagKeyNames(app: batch.app) }
+            let tagKeys = declared[batch.app] ?? []
+            let foldedBefore = gate.folded[batch.app] ?? [:]
+            var rows = RowBinaryWriter()
+            let device = batch.installationId.map { DeviceSketch.register(of: $0) }
+            for (index, (event, startedAt)) in batch.events.enumerated() {
+                guard startedAt >= 0, startedAt < 4_294_967_296 else {
+                    throw CollectorError(.badRequest, code: "invalid_event", field: "events[\(index)].startedAt", message: "is outside 1970–2106")
+                }
+                let day = UInt32(startedAt / 86_400) * 86_400
+                let facts = batch.facts(of: event)
+                rows.append(batch.app)
+                rows.append(batch.batchId)
+                rows.append(Self.eventId(batch: batch.batchId, index: index))
+                rows.append(startedAt)
+                for dimension in QueryDimension.all {
+                    let value = gate.admit(dimension.read(facts), app: batch.app, day: day, dimension: dimension)
+                    if dimension.values == .boolean { rows.append(UInt8(value == "true" ? 1 : 0)) } else { rows.append(value) }
+                }
+                let tagValues = tagKeys.map { key in
+                    gate.admit(DeclaredTags.value(of: key, in: event.context.tags), app: batch.app, day: day,
+                               name: DeclaredTags.parameterPrefix + key, limit: DeclaredTags.defaultDailyValueLimit)
+                }
+                rows.append(strings: tagKeys)
+                rows.append(strings: tagValues)
+                let tags = event.context.tags.sorted { $0.key < $1.key }
+                rows.append(strings: tags.map(\.key))
+                rows.append(strings: tags.map(\.value))
+                rows.append(batch.installationId ?? batch.batchId)
+                rows.append(UInt16(device?.index ?? 0))
+                rows.append(device?.rank ?? 0)
+                let columns: VisitColumns
+                do { columns = try VisitColumns(visit: event) } catch {
+                    throw CollectorError(.badRequest, code: "invalid_event", field: "events[\(index)].report", message: error.message)
+                }
+                rows.append(columns.counts)
+                rows.append(columns.sums)
+                rows.append(columns.mins)
+                rows.append(columns.maxes)
+                rows.append(columns.tallyKeys)
+                rows.append(columns.tallyCounts)
+                rows.append(columns.band)
+                rows.append(batch.rawEvents[index])
+            }
+            var folded: [String: Int] = [:]
+            for (dimension, count) in gate.folded[batch.app] ?? [:] where count > foldedBefore[dimension] ?? 0 {
+                folded[dimension] = count - (foldedBefore[dimension] ?? 0)
+            }
+            inserts.append((results.count, rows.bytes, batch))
+            results.append(IngestResult(stored: batch.events.count, duplicate: false, folded: folded))
+        }
+        try await gate.record(into: self)
+        if topology.cluster == nil {
+            // One server: the flush is one insert, its ledger rows a second. A retry is
+            // caught by the ledger; only a failure after the rows were written and before
+            // the ledger was (a crash, a lost answer) could count a batch twice.
+            let rows = inserts.reduce(into: [UInt8]()) { $0 += $1.rows }
+            if !rows.isEmpty {
+                try await client.insert(into: "events", columns: Self.eventColumns, rows: rows, settings: insertSettings)
+            }
+            try await recordInLedger(inserts.map(\.batch))
+            return results
+        }
+        // A cluster: each batch is one block, which its shard's replicated table drops when
+        // a retry sends it again, so not even a batch written before an error counts twice.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            var running = 0
+            for insert in inserts {
+                if running == Self.concurrentInserts {
+                    try await group.next()
+                    running -= 1
+                }
+                group.addTask {
+                    try await self.client.insert(into: "events", columns: Self.eventColumns, rows: insert.rows, settings: self.insertSettings)
+                    try await self.recordInLedger([insert.batch])
+                }
+                running += 1
+            }
+            try await group.waitForAll()
+        }
+        return results
+    }
+
+    /// Records `batches` in the ledger, in one insert.
+    private func recordInLedger(_ batches: [IngestBatch]) async throws {
+        guard !batches.isEmpty else { return }
+        var ledger = RowBinaryWriter()
+        for batch in batches {
+            ledger.append(batch.app)
+            ledger.append(batch.batchId)
+            ledger.append(batch.receivedAt)
+            ledger.append(UInt32(clamping: batch.events.count))
+        }
+        try await client.insert(into: "batches", columns: ["app_id", "batch_id", "received_at", "events"], rows: ledger.bytes, settings: insertSettings)
+    }
+
+    /// Which of `ids` (app, batch id) the ledger holds, in one query.
+    func ledgerHas(_ ids: [(app: String, batch: String)]) async throws -> Set<[String]> {
+        guard !ids.isEmpty else { return [] }
+        let list = ids.map { "(\(Self.quote($0.app)), \(Self.quote($0.batch)))" }.joined(separator: ", ")
+        let rows = try await client.rows("SELECT DISTINCT app_id, batch_id FROM batches WHERE (app_id, batch_id) IN (\(list))")
+        return Set(rows.filter { $0.count == 2 })
+    }
+
+    /// A raw event's id: the batch id and the event's place in it, hashed (FNV-1a, 63
+    /// bits): the same on every retry, so the block stays byte-identical.
+    static func eventId(batch: String, index: Int) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in batch.utf8 + Array(String(index).utf8) + [0] {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        return hash & UInt64(Int64.max)
+    }
+}
+
+extension RowBinaryWriter {
+    /// Appends an `Array(String)`.
+    mutating func append(strings values: [String]) {
+        appendLength(values.count)
+        for value in values { append(value) }
+    }
+}
+
+/// The distinct values each app has used per UTC day and dimension (or declared tag), as
+/// one flush sees them: read once per flush for the days its batches touch from
+/// `dimension_values`, extended as values are admitted, and the new ones written back
+/// before the events. Several collectors admit concurrently without a lock, so on a busy
+/// day a limit can be passed by the values admitted in one instant (docs/decisions.md).
+struct ClickHouseCardinalityGate {
+    let limits: CardinalityLimits
+    private var known: [Key: Set<String>] = [:]
+    private var added: [(key: Key, value: String)] = []
+    /// Values folded into `(other)` in this flush, per app and dimension name.
+    private(set) var folded: [String: [String: Int]] = [:]
+
+    struct Key: Hashable {
+        var app: String
+        var day: UInt32
+        var dimension: String
+    }
+
+    init(limits: CardinalityLimits) {
+        self.limits = limits
+    }
+
+    /// Reads the known values of every app and day the batches' events touch.
+    mutating func load(for batches: [IngestBatch], from store: ClickHouseStore) async throws {
+        var days: [String: Set<UInt32>] = [:]
+        for batch in batches {
+            for (_, startedAt) in batch.events where startedAt >= 0 && startedAt < 4_294_967_296 {
+                days[batch.app, default: []].insert(UInt32(startedAt / 86_400) * 86_400)
+            }
+        }
+        for (app, appDays) in days.sorted(by: { $0.key < $1.key }) {
+            for day in appDays { for dimension in QueryDimension.all where limits.limit(dimension) != nil { known[Key(app: app, day: day, dimension: dimension.queryName)] = [] } }
+            let list = appDays.sorted().map(String.init).joined(separator: ", ")
+            let rows = try await store.client.rows("SELECT day, dimension, value FROM dimension_values WHERE app_id = \(ClickHouseStore.quote(app)) AND day IN (\(list))")
+            for row in rows where row.count == 3 {
+                guard let day = UInt32(row[0]) else { continue }
+                known[Key(app: app, day: day, dimension: row[1]), default: []].insert(row[2])
+            }
+        }
+    }
+
+    /// `value` when it is known or fits under the limit (recording it), else `(other)`.
+    mutating func admit(_ value: String, app: String, day: UInt32, dimension: QueryDimension) -> String {
+        guard let limit = limits.limit(dimension) else { return value }
+        return admit(value, app: app, day: day, name: dimension.queryName, limit: limit)
+    }
+
+    /// `value` of the dimension (or `tag.KEY`) `name` when it is known or fits under `limit`
+    /// (recording it), else `(other)`.
+    mutating func admit(_ value: String, app: String, day: UInt32, name: String, limit: Int) -> String {
+        let key = Key(app: app, day: day, dimension: name)
+        if known[key]?.contains(value) == true { return value }
+        guard (known[key]?.count ?? 0) < limit else {
+            folded[app, default: [:]][name, default: 0] += 1
+            return CardinalityLimits.other
+        }
+        known[key, default: []].insert(value)
+        added.append((key, value))
+        return value
+    }
+
+    /// Writes the values admitted in this flush, in one insert.
+    func record(into store: ClickHouseStore) async throws {
+        guard !added.isEmpty else { return }
+        var rows = RowBinaryWriter()
+        for (key, value) in added {
+            rows.append(key.app)
+            rows.append(key.day)
+            rows.append(key.dimension)
+            rows.append(value)
+        }
+        try await store.client.insert(into: "dimension_values", columns: ["app_id", "day", "dimension", "value"], rows: rows.bytes, settings: store.insertSettings)
+    }
+}
