@@ -168,6 +168,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "FramescopeCLITests", dependencies: ["framescope", "FramescopeExample", "FramescopeCore", "FramescopeSimulation", "FramescopeProcessTesting",
+                                                     "FramescopeClickHouse", "FramescopeClickHouseTesting",
                                                      .product(name: "Hummingbird", package: "hummingbird"),
                                                      .product(name: "NIOCore", package: "swift-nio")],
                     exclude: ["Fixtures"]),

@@ -9,7 +9,7 @@ import Hummingbird
 /// collector answers 503 with `Retry-After`, and the SDK keeps the batch and sends it again,
 /// so nothing measured is lost. ``server(code:message:)`` is any other error ClickHouse
 /// reported (a bug: 500, without ClickHouse's text, which may quote data).
-public enum ClickHouseError: Error, Sendable, Hashable, HTTPResponseError, CustomStringConvertible {
+public enum ClickHouseError: Error, Sendable, Hashable, HTTPResponseError, CollectorErrorConvertible, CustomStringConvertible {
     /// ClickHouse could not be reached, or answered with a passing error; the text says which.
     case unavailable(String)
     /// ClickHouse refused the statement: its error code (`Code: N`) and its message.

@@ -34,7 +34,7 @@ public struct ClickHouseMigrator: Sendable {
                 event_tally_keys Array(UInt64), event_tally_counts Array(UInt64), stability_band Float64, payload String
                 """, engine: "MergeTree", clause: "PARTITION BY toYYYYMM(hour) ORDER BY (app_id, hour, screen)",
                 settings: "replicated_deduplication_window = 10000", shardKey: "cityHash64(app_id, device_key)")
-            + topology.table("batches", columns: "app_id String, batch_id String, received_at Float64, events UInt32",
+            + topology.table("batches", columns: "app_id String, batch_id String, received_at Float64, events UInt32, recorded_at Float64",
                              engine: "ReplacingMergeTree", clause: "ORDER BY (app_id, batch_id)", shardKey: "cityHash64(app_id, batch_id)")
             + topology.table("control", columns: "kind String, app_id String, id String, version UInt64, deleted UInt8, body String",
                              engine: "ReplacingMergeTree", engineArgument: "version", clause: "ORDER BY (kind, app_id, id)",

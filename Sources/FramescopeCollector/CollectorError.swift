@@ -41,3 +41,12 @@ struct ErrorBody: Codable, Sendable {
     }
     var error: Detail
 }
+
+/// An error of a part outside this module (a store) that chooses its own answer: the
+/// collector answers with ``collectorError`` (a store that cannot be reached says 503 with
+/// `Retry-After`, so devices send again).
+public protocol CollectorErrorConvertible: Error {
+    /// The answer for this error.
+    var collectorError: CollectorError { get }
+}
+

@@ -123,17 +123,22 @@ extension ClickHouseStore {
         return results
     }
 
-    /// Records `batches` in the ledger, in one insert.
+    /// Records `batches` in the ledger, in one insert. Each row carries the time it was
+    /// written (`recorded_at`), so that a cluster's replicated ledger never takes a second
+    /// record of a batch for a retried block and drops it.
     private func recordInLedger(_ batches: [IngestBatch]) async throws {
         guard !batches.isEmpty else { return }
+        let recordedAt = Date().timeIntervalSince1970
         var ledger = RowBinaryWriter()
         for batch in batches {
             ledger.append(batch.app)
             ledger.append(batch.batchId)
             ledger.append(batch.receivedAt)
             ledger.append(UInt32(clamping: batch.events.count))
+            ledger.append(recordedAt)
         }
-        try await client.insert(into: "batches", columns: ["app_id", "batch_id", "received_at", "events"], rows: ledger.bytes, settings: insertSettings)
+        try await client.insert(into: "batches", columns: ["app_id", "batch_id", "received_at", "events", "recorded_at"], rows: ledger.bytes,
+                                settings: insertSettings)
     }
 
     /// Which of `ids` (app, batch id) the ledger holds, in one query.

@@ -31,6 +31,8 @@ struct ErrorShapeMiddleware: RouterMiddleware {
         switch error {
         case let error as CollectorError:
             return error
+        case let error as any CollectorErrorConvertible:
+            return error.collectorError
         case let error as HTTPError:
             return CollectorError(error.status, code: error.status == .notFound ? "not_found" : "http_\(error.status.code)",
                                   message: error.body ?? error.status.reasonPhrase, headers: error.headers)

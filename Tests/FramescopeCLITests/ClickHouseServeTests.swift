@@ -1,0 +1,51 @@
+import Foundation
+import FramescopeClickHouse
+import FramescopeClickHouseTesting
+import Testing
+
+/// `framescope serve --store clickhouse://…?cluster=…` on a fresh two-shard cluster, with
+/// one shard stopped while the load generator sends: the collector answers 503 while it is
+/// down, the generator's retries deliver, and the stored counts equal what was sent.
+@Suite("serve on a ClickHouse cluster")
+struct ClickHouseServeTests {
+    @Test("A shard stopped mid-ingest: 503 while it is down, retries deliver, every event counted once")
+    func shardDown() async throws {
+        let cluster = try await ClickHouseCluster()
+        defer { cluster.stop() }
+        let location = "clickhouse://default@127.0.0.1:\(cluster.servers[0].httpPort)/fs_serve?cluster=\(cluster.name)"
+        // Nothing created by hand: the CLI creates the database, the tables and the app.
+        let created = try CLI.run(["apps", "create", "Load", "--store", location, "--format", "json"])
+        try #require(created.exitCode == 0, "\(created.stderr)")
+        let credentials = try #require(try JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: Any])
+        let ingestKey = try #require(credentials["ingestKey"] as? String)
+        let server = try ServerProcess(arguments: ["--store", location])
+        defer { server.stop() }
+        let port = server.port
+        let load = Task.detached {
+            try CLI.run(["loadtest", "--url", "http://127.0.0.1:\(port)", "--key", ingestKey, "--app", "load", "--rate", "400",
+                         "--duration", "8", "--batch-size", "20", "--concurrency", "16", "--retries", "60", "--format", "json"])
+        }
+        try await Task.sleep(for: .seconds(2))
+        cluster.servers[1].halt()
+        var refused = 0
+        for _ in 0..<10 {
+            let body = Data(#"{"batchId":"probe","app":{"id":"load","version":"1","build":"1"},"device":{"model":"x","osName":"iOS","osVersion":"18"},"events":[]}"#.utf8)
+            let (status, _) = try await ServerProcess.request(port: port, "/v1/events", method: "POST", key: ingestKey, body: body)
+            if status == 503 { refused += 1 }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(refused > 0, "ingest answers 503 while a shard is down")
+        try await cluster.servers[1].restart()
+        let result = try await load.value
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let sent = try #require(summary["batchesSent"] as? Int)
+        #expect(summary["acknowledged"] as? Int == sent, "every batch acknowledged in the end: \(result.stdout)")
+        #expect((summary["retriedRequests"] as? Int ?? 0) > 0, "some batches were sent again")
+        let client = ClickHouseClient(location: try ClickHouseLocation(parsing: location))
+        let raw = try await client.rows("SELECT count() FROM events WHERE app_id = 'load'").first?.first
+        #expect(raw == String(sent * 20), "raw events: each sent once")
+        let visits = try await client.rows("SELECT sumForEachMerge(counts)[1] FROM rollups_screen_daily WHERE app_id = 'load'").first?.first
+        #expect(visits == String(sent * 20), "rollups: each visit counted once")
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import FramescopeClickHouse
+import FramescopeClickHouseTesting
+@testable import FramescopeCollector
+import FramescopeCore
+import FramescopeSimulation
+import Testing
+
+/// What only the ClickHouse store has to show: a retry the ledger cannot catch, counted once
+/// by the cluster's replicated tables.
+@Suite("ClickHouse store")
+struct ClickHouseStoreTests {
+    /// A batch of `count` simulated visits to Feed, starting an hour ago.
+    static func batch(_ id: String, count: Int) -> IngestBatch {
+        let now = Double(Int(Date().timeIntervalSince1970 / 3600) * 3600)
+        let events = (0..<count).map { index -> (event: ScreenVisitEvent, startedAt: Double) in
+            var workload = SyntheticWorkload(profile: .moderate, duration: 3, seed: UInt64(index + 1))
+            let report = PipelineSimulator(display: .fixed(hz: 60), seed: UInt64(index + 1)).run(&workload).analyze()
+            let start = now - 3600 + Double(index * 10)
+            return (ScreenVisitEvent(screen: "Feed", startedAt: ISO8601.format(unixSeconds: start), duration: report.whole.duration + 1,
+                                     context: VisitContext(network: .wifi, lowPowerMode: false), report: report.whole, motion: report.motion), start)
+        }
+        var batch = IngestBatch(app: "shop", batchId: id, appVersion: "1.0", osVersion: "18.1", deviceModel: "iPhone14,5",
+                                events: events, rawEvents: events.map { _ in "{}" }, receivedAt: now)
+        batch.installationId = "device-\(id)"
+        return batch
+    }
+
+    @Test("Cluster: a batch written whose ledger row was lost (a collector that died between the two) is dropped by its shard when retried")
+    func lostLedgerRow() async throws {
+        let cluster = try await SharedClickHouse.shared.cluster()
+        let database = SharedClickHouse.freshDatabase()
+        let store = try await ClickHouseStore(client: ClickHouseClient(location: cluster.location(database: database)))
+        _ = try await store.createApp(name: "Shop", id: "shop")
+        let first = Self.batch("b1", count: 5)
+        let other = Self.batch("b2", count: 3)
+        #expect(try await store.ingest([first, other]) == [IngestResult(stored: 5, duplicate: false), IngestResult(stored: 3, duplicate: false)])
+        // The ledger forgets b1, as if the collector had died after writing its events.
+        try await store.client.execute("ALTER TABLE \(database).batches_local ON CLUSTER \(cluster.name) DELETE WHERE batch_id = 'b1'")
+        for _ in 0..<100 where try await store.client.rows("SELECT count() FROM batches WHERE batch_id = 'b1'").first?.first != "0" {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        // The device retries: the ledger does not know it, the shard's replicated table does.
+        #expect(try await store.ingest(first) == IngestResult(stored: 5, duplicate: false))
+        #expect(try await store.rawEventCount(app: "shop") == 8)
+        let day = ScreenQuery(from: first.receivedAt - 86_400, to: first.receivedAt + 3600)
+        #expect(try await store.screens(app: "shop", query: day).map(\.visits) == [8])
+        // And now the ledger knows it again.
+        #expect(try await store.ingest(first) == IngestResult(stored: 0, duplicate: true))
+    }
+
+    @Test("A store that cannot reach ClickHouse fails with a 503 error, never a crash")
+    func unreachable() async throws {
+        let port = try ClickHouseServer.freePort()
+        let client = ClickHouseClient(location: ClickHouseLocation(host: "127.0.0.1", port: port, database: "nowhere"), timeout: 5)
+        let error = await #expect(throws: ClickHouseError.self) { _ = try await ClickHouseStore(client: client) }
+        #expect(error?.isPassing == true && error?.status == .serviceUnavailable)
+    }
+}
