@@ -23,9 +23,14 @@ struct ClickHouseServeTests {
         let port = server.port
         let load = Task.detached {
             try CLI.run(["loadtest", "--url", "http://127.0.0.1:\(port)", "--key", ingestKey, "--app", "load", "--rate", "400",
-                         "--duration", "8", "--batch-size", "20", "--concurrency", "16", "--retries", "60", "--format", "json"])
+                         "--duration", "10", "--batch-size", "20", "--concurrency", "16", "--retries", "60", "--format", "json"])
         }
-        try await Task.sleep(for: .seconds(2))
+        // Stop shard 2 once the load generator's batches are arriving (it takes a while to
+        // build its visits first).
+        let client = ClickHouseClient(location: try ClickHouseLocation(parsing: location))
+        for _ in 0..<600 where try await client.rows("SELECT count() FROM events WHERE app_id = 'load'").first?.first ?? "0" == "0" {
+            try await Task.sleep(for: .milliseconds(100))
+        }
         cluster.servers[1].halt()
         var refused = 0
         for _ in 0..<10 {
@@ -42,7 +47,6 @@ struct ClickHouseServeTests {
         let sent = try #require(summary["batchesSent"] as? Int)
         #expect(summary["acknowledged"] as? Int == sent, "every batch acknowledged in the end: \(result.stdout)")
         #expect((summary["retriedRequests"] as? Int ?? 0) > 0, "some batches were sent again")
-        let client = ClickHouseClient(location: try ClickHouseLocation(parsing: location))
         let raw = try await client.rows("SELECT count() FROM events WHERE app_id = 'load'").first?.first
         #expect(raw == String(sent * 20), "raw events: each sent once")
         let visits = try await client.rows("SELECT sumForEachMerge(counts)[1] FROM rollups_screen_daily WHERE app_id = 'load'").first?.first

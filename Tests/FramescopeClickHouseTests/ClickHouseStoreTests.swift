@@ -6,8 +6,8 @@ import FramescopeCore
 import FramescopeSimulation
 import Testing
 
-/// What only the ClickHouse store has to show: a retry the ledger cannot catch, counted once
-/// by the cluster's replicated tables.
+/// What only the ClickHouse store has to show: retries the ledger alone would not catch,
+/// counted once.
 @Suite("ClickHouse store")
 struct ClickHouseStoreTests {
     /// A batch of `count` simulated visits to Feed, starting an hour ago.
@@ -26,27 +26,46 @@ struct ClickHouseStoreTests {
         return batch
     }
 
-    @Test("Cluster: a batch written whose ledger row was lost (a collector that died between the two) is dropped by its shard when retried")
-    func lostLedgerRow() async throws {
-        let cluster = try await SharedClickHouse.shared.cluster()
+    @Test("A batch written whose ledger row was lost (a collector that died between the two, a ledger insert that failed) counts once when retried",
+          arguments: [false, true])
+    func lostLedgerRow(cluster clustered: Bool) async throws {
         let database = SharedClickHouse.freshDatabase()
-        let store = try await ClickHouseStore(client: ClickHouseClient(location: cluster.location(database: database)))
+        let location = clustered ? try await SharedClickHouse.shared.cluster().location(database: database)
+            : try await SharedClickHouse.shared.server().location(database: database)
+        let store = try await ClickHouseStore(client: ClickHouseClient(location: location))
         _ = try await store.createApp(name: "Shop", id: "shop")
         let first = Self.batch("b1", count: 5)
         let other = Self.batch("b2", count: 3)
         #expect(try await store.ingest([first, other]) == [IngestResult(stored: 5, duplicate: false), IngestResult(stored: 3, duplicate: false)])
-        // The ledger forgets b1, as if the collector had died after writing its events.
-        try await store.client.execute("ALTER TABLE \(database).batches_local ON CLUSTER \(cluster.name) DELETE WHERE batch_id = 'b1'")
+        // The ledger forgets b1, as if its row had never been written.
+        let local = "\(database).batches\(store.topology.localSuffix)\(store.topology.onCluster)"
+        try await store.client.execute("ALTER TABLE \(local) DELETE WHERE batch_id = 'b1'")
         for _ in 0..<100 where try await store.client.rows("SELECT count() FROM batches WHERE batch_id = 'b1'").first?.first != "0" {
             try await Task.sleep(for: .milliseconds(100))
         }
-        // The device retries: the ledger does not know it, the shard's replicated table does.
-        #expect(try await store.ingest(first) == IngestResult(stored: 5, duplicate: false))
+        // The device retries: its events are found, and the ledger row is written again.
+        #expect(try await store.ingest(first) == IngestResult(stored: 0, duplicate: true))
+        #expect(try await store.client.rows("SELECT count() FROM batches WHERE batch_id = 'b1'").first?.first == "1")
         #expect(try await store.rawEventCount(app: "shop") == 8)
         let day = ScreenQuery(from: first.receivedAt - 86_400, to: first.receivedAt + 3600)
         #expect(try await store.screens(app: "shop", query: day).map(\.visits) == [8])
-        // And now the ledger knows it again.
         #expect(try await store.ingest(first) == IngestResult(stored: 0, duplicate: true))
+    }
+
+    @Test("Cluster: the same batch inserted twice as one block (a retry racing its first attempt) is stored once, raw and rollups")
+    func replicatedBlock() async throws {
+        let cluster = try await SharedClickHouse.shared.cluster()
+        let store = try await ClickHouseStore(client: ClickHouseClient(location: cluster.location(database: SharedClickHouse.freshDatabase())))
+        _ = try await store.createApp(name: "Shop", id: "shop")
+        let batch = Self.batch("b1", count: 4)
+        // Two collectors take the same batch at once: neither sees it stored, both insert it.
+        async let one = store.ingest(batch)
+        async let two = store.ingest(batch)
+        let results = try await [one, two]
+        #expect(results.filter { !$0.duplicate }.allSatisfy { $0.stored == 4 })
+        #expect(try await store.rawEventCount(app: "shop") == 4)
+        let day = ScreenQuery(from: batch.receivedAt - 86_400, to: batch.receivedAt + 3600)
+        #expect(try await store.screens(app: "shop", query: day).map(\.visits) == [4])
     }
 
     @Test("A store that cannot reach ClickHouse fails with a 503 error, never a crash")

@@ -19,7 +19,7 @@ extension ClickHouseStore: RollupBulkLoading {
             do { columns = try VisitColumns(value: value) } catch { throw ClickHouseError.server(code: 0, message: "bulk rollup: \(error)") }
             rows.append(app)
             rows.append("bulk")
-            rows.append(Self.eventId(batch: "bulk-\(key.bucketStart)", index: index))
+            rows.append(Self.eventId(app: app, batch: "bulk-\(key.bucketStart)", index: index))
             rows.append(Double(key.bucketStart))
             for dimension in QueryDimension.all {
                 if dimension.values == .boolean { rows.append(UInt8(key[dimension] == "true" ? 1 : 0)) } else { rows.append(key[dimension]) }

@@ -49,30 +49,34 @@ extension ClickHouseStore {
     /// the ledger, in the keys' order; an event deleted meanwhile is left out.
     public func rawEvents(app: String, keys: [RawEventKey]) async throws -> [StoredEvent] {
         guard !keys.isEmpty else { return [] }
-        var found: [Int64: StoredEvent] = [:]
+        var found: [RawEventKey: StoredEvent] = [:]
         for chunk in stride(from: 0, to: keys.count, by: 1000) {
             let part = keys[chunk..<min(chunk + 1000, keys.count)]
             let hours = Set(part.map { $0.hour }).filter { $0 >= 0 && $0 <= 1_193_046 }.sorted().map { "toDateTime(\($0 * 3600), 'UTC')" }
             guard !hours.isEmpty else { continue }
             let ids = part.map { String(max(0, $0.id)) }.joined(separator: ",")
+            // On a cluster the subquery runs once and its result goes to every shard.
+            let globalIn = topology.cluster == nil ? "IN" : "GLOBAL IN"
+            let events = "FROM events WHERE app_id = \(Self.quote(app)) AND hour IN (\(hours.joined(separator: ","))) AND event_id IN (\(ids))"
             let rows = try await client.rows("""
                 SELECT e.event_id, e.started_at, b.received_at, e.batch_id, e.app_version, e.os_version, e.device_model, e.payload
-                FROM (SELECT event_id, started_at, batch_id, app_version, os_version, device_model, payload FROM events
-                      WHERE app_id = \(Self.quote(app)) AND hour IN (\(hours.joined(separator: ","))) AND event_id IN (\(ids))) AS e
-                ANY LEFT JOIN (SELECT batch_id, min(received_at) AS received_at FROM batches WHERE app_id = \(Self.quote(app)) GROUP BY batch_id) AS b
+                FROM (SELECT event_id, started_at, batch_id, app_version, os_version, device_model, payload \(events)) AS e
+                ANY LEFT JOIN (SELECT batch_id, min(received_at) AS received_at FROM batches
+                               WHERE app_id = \(Self.quote(app)) AND batch_id \(globalIn) (SELECT batch_id \(events)) GROUP BY batch_id) AS b
                 USING batch_id
                 """)
             for row in rows where row.count == 8 {
                 guard let id = Int64(row[0]), let start = Double(row[1]) else { continue }
-                found[id] = StoredEvent(key: RawEventKey(startedAt: start, id: id), receivedAt: Double(row[2]) ?? 0, batchId: row[3],
+                found[RawEventKey(startedAt: start, id: id)] = StoredEvent(key: RawEventKey(startedAt: start, id: id), receivedAt: Double(row[2]) ?? 0, batchId: row[3],
                                         appVersion: row[4], osVersion: row[5], deviceModel: row[6], payload: row[7])
             }
         }
-        return keys.compactMap { found[$0.id] }
+        return keys.compactMap { found[$0] }
     }
 
     /// A finite number as SQL text (its shortest exact form), clamped for values no event has.
     static func number(_ value: Double) -> String {
-        value.isFinite ? "\(value)" : value > 0 ? "1e300" : "-1e300"
+        // 18.16 refuses subnormal literals such as 1e-310.
+        value.isFinite ? (abs(value) < 1e-300 ? "0" : "\(value)") : value > 0 ? "1e300" : "-1e300"
     }
 }

@@ -26,7 +26,7 @@ extension ClickHouseStore {
     /// dropped by its shard's replicated table.
     public func ingest(_ batches: [IngestBatch]) async throws -> [IngestResult] {
         guard !batches.isEmpty else { return [] }
-        let known = try await ledgerHas(batches.map { ($0.app, $0.batchId) })
+        let known = try await storedAlready(batches)
         var seen: Set<[String]> = []
         var declared: [String: [String]] = [:]
         var gate = ClickHouseCardinalityGate(limits: cardinality)
@@ -53,7 +53,7 @@ extension ClickHouseStore {
                 let facts = batch.facts(of: event)
                 rows.append(batch.app)
                 rows.append(batch.batchId)
-                rows.append(Self.eventId(batch: batch.batchId, index: index))
+                rows.append(Self.eventId(app: batch.app, batch: batch.batchId, index: index))
                 rows.append(startedAt)
                 for dimension in QueryDimension.all {
                     let value = gate.admit(dimension.read(facts), app: batch.app, day: day, dimension: dimension)
@@ -126,7 +126,7 @@ extension ClickHouseStore {
     /// Records `batches` in the ledger, in one insert. Each row carries the time it was
     /// written (`recorded_at`), so that a cluster's replicated ledger never takes a second
     /// record of a batch for a retried block and drops it.
-    private func recordInLedger(_ batches: [IngestBatch]) async throws {
+    func recordInLedger(_ batches: [IngestBatch]) async throws {
         guard !batches.isEmpty else { return }
         let recordedAt = Date().timeIntervalSince1970
         var ledger = RowBinaryWriter()
@@ -141,19 +141,41 @@ extension ClickHouseStore {
                                 settings: insertSettings)
     }
 
-    /// Which of `ids` (app, batch id) the ledger holds, in one query.
-    func ledgerHas(_ ids: [(app: String, batch: String)]) async throws -> Set<[String]> {
-        guard !ids.isEmpty else { return [] }
-        let list = ids.map { "(\(Self.quote($0.app)), \(Self.quote($0.batch)))" }.joined(separator: ", ")
-        let rows = try await client.rows("SELECT DISTINCT app_id, batch_id FROM batches WHERE (app_id, batch_id) IN (\(list))")
-        return Set(rows.filter { $0.count == 2 })
+    /// Which of `batches` (app, batch id) are stored already: those the ledger holds, and
+    /// those whose events are in `events` without a ledger row (an insert that wrote but
+    /// answered an error or timed out, a ledger insert that failed after the events', a
+    /// collector that died between the two), read from the batches' own hours only. The
+    /// latter get their ledger rows now, so each is counted once, never twice.
+    func storedAlready(_ batches: [IngestBatch]) async throws -> Set<[String]> {
+        guard !batches.isEmpty else { return [] }
+        var known: Set<[String]> = []
+        for chunk in stride(from: 0, to: batches.count, by: 500) {
+            let part = Array(batches[chunk..<min(chunk + 500, batches.count)])
+            let list = part.map { "(\(Self.quote($0.app)), \(Self.quote($0.batchId)))" }.joined(separator: ", ")
+            let ledger = Set(try await client.rows("SELECT DISTINCT app_id, batch_id FROM batches WHERE (app_id, batch_id) IN (\(list))").filter { $0.count == 2 })
+            known.formUnion(ledger)
+            let open = part.filter { !ledger.contains([$0.app, $0.batchId]) && !$0.events.isEmpty }
+            guard !open.isEmpty else { continue }
+            var hours: Set<Int64> = []
+            for batch in open { for (_, start) in batch.events where start >= 0 && start < 4_294_967_296 { hours.insert(Int64(start / 3600) * 3600) } }
+            let apps = Set(open.map(\.app)).sorted().map(Self.quote).joined(separator: ", ")
+            let hourList = hours.sorted().map { "toDateTime(\($0), 'UTC')" }.joined(separator: ", ")
+            let openList = open.map { "(\(Self.quote($0.app)), \(Self.quote($0.batchId)))" }.joined(separator: ", ")
+            let written = Set(try await client.rows("""
+                SELECT DISTINCT app_id, batch_id FROM events WHERE app_id IN (\(apps)) AND hour IN (\(hourList)) AND (app_id, batch_id) IN (\(openList))
+                """).filter { $0.count == 2 })
+            guard !written.isEmpty else { continue }
+            known.formUnion(written)
+            try await recordInLedger(open.filter { written.contains([$0.app, $0.batchId]) })
+        }
+        return known
     }
 
-    /// A raw event's id: the batch id and the event's place in it, hashed (FNV-1a, 63
-    /// bits): the same on every retry, so the block stays byte-identical.
-    static func eventId(batch: String, index: Int) -> UInt64 {
+    /// A raw event's id: the app, the batch id and the event's place in it, hashed (FNV-1a,
+    /// 63 bits): the same on every retry, so the block stays byte-identical.
+    static func eventId(app: String, batch: String, index: Int) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in batch.utf8 + Array(String(index).utf8) + [0] {
+        for byte in Array(app.utf8) + [0] + Array(batch.utf8) + [0] + Array(String(index).utf8) {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01B3
         }

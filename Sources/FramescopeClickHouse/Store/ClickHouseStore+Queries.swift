@@ -17,7 +17,7 @@ extension ClickHouseStore {
         guard !reads.isEmpty else { return [] }
         let dimensionColumn = query.dimension.map(\.dimension.storeColumn)
         var parts: [String] = []
-        for read in reads {
+        for read in reads where read.from <= 4_294_967_295 && read.to > 0 {
             // Constants are materialized: a Distributed table refuses a constant column that a
             // shard's stream does not have as one (18.16, Code 171).
             let screen = query.byScreen ? "screen" : "materialize('')"
@@ -36,6 +36,8 @@ extension ClickHouseStore {
             }
             parts.append(sql)
         }
+        // DateTime holds 1970–2106; a range wholly outside has no data (18.16 would wrap it).
+        guard !parts.isEmpty else { return [] }
         let sql = """
             SELECT g_screen, g_bucket, g_value, sumForEachMerge(counts), sumForEachMerge(sums), minForEachMerge(mins), maxForEachMerge(maxes),
                    sumMapMerge(tallies) AS merged_tallies, tupleElement(merged_tallies, 1), tupleElement(merged_tallies, 2),
@@ -97,9 +99,11 @@ extension ClickHouseStore {
     /// it is done. Returns how many events went.
     public func deleteRawEvents(startedBefore cutoff: Double, limit: Int) async throws -> Int {
         guard cutoff > 0, limit > 0 else { return 0 }
-        let condition = "started_at < \(Self.number(cutoff))"
+        // The hour bound lets the primary key skip every later part.
+        let cutoffHour = Int64(min(cutoff, 4_294_967_295) / 3600) * 3600
+        let condition = "hour <= toDateTime(\(cutoffHour), 'UTC') AND started_at < \(Self.number(cutoff))"
         let table = "\(topology.database).events\(topology.localSuffix)\(topology.onCluster)"
-        let cutoffMonth = Int(try await client.rows("SELECT toYYYYMM(toDateTime(\(UInt32(min(cutoff, 4_294_967_295))), 'UTC'))").first?.first ?? "0") ?? 0
+        let cutoffMonth = Int(try await client.rows("SELECT toYYYYMM(toDateTime(\(cutoffHour), 'UTC'))").first?.first ?? "0") ?? 0
         var deleted = 0
         for row in try await client.rows("SELECT toYYYYMM(hour) AS month, count() FROM events WHERE \(condition) GROUP BY month ORDER BY month") {
             guard row.count == 2, let month = Int(row[0]), month < cutoffMonth, let count = Int(row[1]), deleted + count <= limit else { break }
@@ -109,15 +113,28 @@ extension ClickHouseStore {
         let left = try await count("events", where: condition)
         guard left > 0, deleted < limit else { return deleted }
         if left <= limit - deleted {
-            try await client.execute("ALTER TABLE \(table) DELETE WHERE \(condition)")
-            try await waitUntilNone(condition, in: "events")
+            try await mutate("events", "DELETE WHERE \(condition)")
             return deleted + left
         }
         let oldest = try await client.rows("SELECT event_id FROM events WHERE \(condition) ORDER BY started_at, event_id LIMIT \(limit - deleted)").compactMap(\.first)
-        let chosen = "\(condition) AND event_id IN (\(oldest.joined(separator: ",")))"
-        try await client.execute("ALTER TABLE \(table) DELETE WHERE \(chosen)")
-        try await waitUntilNone(chosen, in: "events")
+        // Lists of at most 1000 ids: a statement stays far below max_query_size (256 KiB).
+        for chunk in stride(from: 0, to: oldest.count, by: 1000) {
+            try await mutate("events", "DELETE WHERE \(condition) AND event_id IN (\(oldest[chunk..<min(chunk + 1000, oldest.count)].joined(separator: ",")))")
+        }
         return deleted + oldest.count
+    }
+
+    /// Runs `ALTER TABLE table … command` (on every shard's local table on a cluster) and
+    /// waits until this server's mutations of the table are done, up to 60 s. Rows
+    /// inserted after the mutation was submitted are not touched by it.
+    func mutate(_ table: String, _ command: String) async throws {
+        try await client.execute("ALTER TABLE \(topology.database).\(table)\(topology.localSuffix)\(topology.onCluster) \(command)")
+        let pending = "SELECT count() FROM system.mutations WHERE database = \(Self.quote(topology.database)) AND table = \(Self.quote(table + topology.localSuffix)) AND is_done = 0"
+        for _ in 0..<600 {
+            if try await client.rows(pending).first?.first == "0" { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw ClickHouseError.server(code: 0, message: "a mutation of \(table) did not finish within 60 s")
     }
 
     /// Forgets at most `limit` ledger entries received before `cutoff` (oldest first) and the
@@ -125,22 +142,22 @@ extension ClickHouseStore {
     /// forget, and expired sessions and keys.
     public func pruneAccessRecords(batchesReceivedBefore cutoff: Double, now: Double, limit: Int) async throws -> Int {
         try await pruneExpiredAccess(now: now)
-        var ledger = "received_at < \(Self.number(cutoff))"
-        let batchesTable = "\(topology.database).batches\(topology.localSuffix)\(topology.onCluster)"
+        let ledger = "received_at < \(Self.number(cutoff))"
         var forgotten = try await count("batches", where: ledger)
         if forgotten > limit {
-            let oldest = try await client.rows("SELECT app_id, batch_id FROM batches WHERE \(ledger) ORDER BY received_at LIMIT \(max(0, limit))")
-            ledger += " AND (app_id, batch_id) IN (\(oldest.filter { $0.count == 2 }.map { "(\(Self.quote($0[0])), \(Self.quote($0[1])))" }.joined(separator: ", ")))"
+            let oldest = try await client.rows("SELECT app_id, batch_id FROM batches WHERE \(ledger) ORDER BY received_at LIMIT \(max(0, limit))").filter { $0.count == 2 }
+            for chunk in stride(from: 0, to: oldest.count, by: 1000) {
+                let pairs = oldest[chunk..<min(chunk + 1000, oldest.count)].map { "(\(Self.quote($0[0])), \(Self.quote($0[1])))" }.joined(separator: ", ")
+                try await mutate("batches", "DELETE WHERE \(ledger) AND (app_id, batch_id) IN (\(pairs))")
+            }
             forgotten = oldest.count
-        }
-        if forgotten > 0 {
-            try await client.execute("ALTER TABLE \(batchesTable) DELETE WHERE \(ledger)")
-            try await waitUntilNone(ledger, in: "batches")
+        } else if forgotten > 0 {
+            try await mutate("batches", "DELETE WHERE \(ledger)")
         }
         let day = Int64(max(0, min(cutoff, 4_294_967_295)) / 86_400) * 86_400
         let days = "day < \(day)"
         if try await count("dimension_values", where: days) > 0 {
-            try await client.execute("ALTER TABLE \(topology.database).dimension_values\(topology.localSuffix)\(topology.onCluster) DELETE WHERE \(days)")
+            try await mutate("dimension_values", "DELETE WHERE \(days)")
         }
         return forgotten
     }
@@ -148,15 +165,6 @@ extension ClickHouseStore {
     /// `count()` of `table`'s rows matching `condition`.
     func count(_ table: String, where condition: String) async throws -> Int {
         Int(try await client.rows("SELECT count() FROM \(table) WHERE \(condition)").first?.first ?? "0") ?? 0
-    }
-
-    /// Waits until no row of `table` matches `condition` (a mutation finishing), up to 60 s.
-    func waitUntilNone(_ condition: String, in table: String) async throws {
-        for _ in 0..<600 {
-            if try await count(table, where: condition) == 0 { return }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        throw ClickHouseError.server(code: 0, message: "a mutation on \(table) did not finish within 60 s")
     }
 
     /// The first whole day of `[from, to)` and its end, Unix seconds, within what `DateTime` holds.
