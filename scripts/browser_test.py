@@ -28,9 +28,11 @@ failures = check.failures
 
 
 def start_server(binary, work):
-    """`framescope serve --demo` on a free loopback port; returns (process, URL, read key, ingest key)."""
+    """`framescope serve --demo` on a free loopback port, on a SQLite file in `work` or on the
+    store FRAMESCOPE_STORE names (clickhouse://…); returns (process, URL, read key, ingest key)."""
     process, url, text = e2e_common.start_server(
-        binary, work, ["--demo", "--db", os.path.join(work, "demo.sqlite"), "--port", "0"],
+        binary, work, ["--demo", *(["--store", os.environ["FRAMESCOPE_STORE"]] if os.environ.get("FRAMESCOPE_STORE")
+                                   else ["--db", os.path.join(work, "demo.sqlite")]), "--port", "0"],
         ready=r"^read key: ", timeout=600, name="browser test")
     key = re.search(r"^read key: (\S+)", text, re.M)
     ingest = re.search(r"^ingest key: (\S+)", text, re.M)
