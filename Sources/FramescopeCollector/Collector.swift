@@ -59,9 +59,12 @@ public struct Collector {
     /// seconds, old batch ids, expired sessions and keys), regression alerts and their
     /// webhooks (``AlertService``, links under `publicURL`) and, for a SQLite store with
     /// background checkpoints, WAL checkpoints.
-    public func services(retention: Double, publicURL: String = "http://127.0.0.1:8080", logger: Logger) -> [any Service] {
-        var services: [any Service] = [RetentionService(store: store, retention: retention, chunk: store.retentionChunk, logger: logger),
-                                       AlertService(store: store, publicURL: publicURL, logger: logger)]
+    /// - Parameter jobs: `false` leaves out retention and alerts: for the other collectors
+    ///   of a shared ClickHouse store, where one collector runs them (each would otherwise
+    ///   send every webhook delivery once more).
+    public func services(retention: Double, publicURL: String = "http://127.0.0.1:8080", jobs: Bool = true, logger: Logger) -> [any Service] {
+        var services: [any Service] = jobs ? [RetentionService(store: store, retention: retention, chunk: store.retentionChunk, logger: logger),
+                                              AlertService(store: store, publicURL: publicURL, logger: logger)] : []
         if let sqlite = store as? SQLiteStore, sqlite.backgroundCheckpoints {
             services.append(WALCheckpointService(store: sqlite, logger: logger))
         }

@@ -249,7 +249,12 @@ struct LoadBatchTemplates {
     private let bodies: [[UInt8]]
     /// Where the placeholder sits in each body.
     private let idOffsets: [Int]
+    /// Where the installation id's placeholder sits in each body.
+    private let deviceOffsets: [Int]
     static let placeholder = "LOADTEST-ID-" + String(repeating: "x", count: 36)
+    static let devicePlaceholder = "LOADTEST-DEVICE-" + String(repeating: "x", count: 8)
+    /// Installations the requests come from, in turn: a fleet, so a sharded store spreads them.
+    static let devices = 1000
 
     /// Encodes 8 batches of `batchSize` visits drawn from one simulated day of the demo
     /// fleet, with start times in the hour before `now`.
@@ -261,7 +266,11 @@ struct LoadBatchTemplates {
         encoder.userInfo[ScreenVisitEvent.compactReportsKey] = compactReports
         var bodies: [[UInt8]] = []
         var offsets: [Int] = []
+        var deviceOffsets: [Int] = []
         let marker = Array(Self.placeholder.utf8)
+        let deviceMarker = Array(Self.devicePlaceholder.utf8)
+        let device = DeviceInfo(model: first.device.model, osName: first.device.osName, osVersion: first.device.osVersion,
+                                maxRefreshRate: first.device.maxRefreshRate, installationId: Self.devicePlaceholder)
         for template in 0..<8 {
             var events: [ScreenVisitEvent] = []
             for index in 0..<batchSize {
@@ -269,18 +278,24 @@ struct LoadBatchTemplates {
                 event.startedAt = ISO8601.format(unixSeconds: now - 3600 + Double(index * 3600 / max(batchSize, 1)))
                 events.append(event)
             }
-            let batch = EventBatch(batchId: Self.placeholder, app: first.app, device: first.device, events: events)
+            let batch = EventBatch(batchId: Self.placeholder, app: first.app, device: device, events: events)
             let bytes = Array(try encoder.encode(batch))
             guard let offset = bytes.firstRange(of: marker)?.lowerBound else { throw ValidationError("cannot find the batch id in the encoded batch") }
+            guard let deviceOffset = bytes.firstRange(of: deviceMarker)?.lowerBound else {
+                throw ValidationError("cannot find the installation id in the encoded batch")
+            }
             bodies.append(bytes)
             offsets.append(offset)
+            deviceOffsets.append(deviceOffset)
         }
         self.bodies = bodies
         idOffsets = offsets
+        self.deviceOffsets = deviceOffsets
     }
 
-    /// The body of request `index` with the batch id `lt-<runId>-<index, zero-padded>`,
-    /// exactly as long as the placeholder, in place.
+    /// The body of request `index` with the batch id `lt-<runId>-<index, zero-padded>` and
+    /// the installation id `lt-device-<index mod devices, zero-padded>`, each exactly as long
+    /// as its placeholder, in place.
     func body(index: Int, runId: String) -> ByteBuffer {
         let slot = index % bodies.count
         var bytes = bodies[slot]
@@ -289,6 +304,11 @@ struct LoadBatchTemplates {
         let width = Self.placeholder.utf8.count
         let id = prefix + Array(repeating: UInt8(ascii: "0"), count: max(0, width - prefix.count - number.count)) + number
         bytes.replaceSubrange(idOffsets[slot]..<(idOffsets[slot] + width), with: id.prefix(width))
+        // The installation: one of a fleet of `devices`, by the request's number.
+        let deviceWidth = Self.devicePlaceholder.utf8.count
+        let deviceNumber = Array(String(index % Self.devices).utf8)
+        let deviceId = Array("lt-device-".utf8) + Array(repeating: UInt8(ascii: "0"), count: max(0, deviceWidth - 10 - deviceNumber.count)) + deviceNumber
+        bytes.replaceSubrange(deviceOffsets[slot]..<(deviceOffsets[slot] + deviceWidth), with: deviceId.prefix(deviceWidth))
         return ByteBuffer(bytes: bytes)
     }
 }

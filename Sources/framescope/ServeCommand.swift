@@ -53,6 +53,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Distinct device models an app may create per day; more fold into '(other)'.", valueName: "n"))
     var maxDeviceModelsPerDay = CardinalityLimits().deviceModels
 
+    @Flag(help: "Run no retention or alert jobs: for every collector but one that share a ClickHouse store (docs/scaling.md).")
+    var noJobs = false
+
     @Flag(help: "A reverse proxy in front terminates TLS and sets X-Forwarded-Proto: mark dashboard cookies Secure when it says https.")
     var trustProxy = false
 
@@ -128,7 +131,7 @@ struct ServeCommand: AsyncParsableCommand {
         let app = Application(
             router: collector.router,
             configuration: .init(address: .hostname(host, port: port), serverName: "framescope"),
-            services: collector.services(retention: retentionDays * 86_400, publicURL: publicURL ?? "http://\(host):\(port)", logger: logger),
+            services: collector.services(retention: retentionDays * 86_400, publicURL: publicURL ?? "http://\(host):\(port)", jobs: !noJobs, logger: logger),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? 0
                 var text = announcement

@@ -3,6 +3,7 @@ import Foundation
 import FramescopeCore
 import FramescopeSimulation
 import GRDB
+import Logging
 import Testing
 
 @Suite("Rollup levels, statistics and queries")
@@ -319,6 +320,15 @@ struct QueryTests {
         #expect(try await temporary.store.rawEventCount(app: "shop") == 2)
         // A batch id stays known after its raw events are gone.
         #expect(try await ingestBatch(temporary.store, makeBatch(id: "old", count: 3, start: Self.day0)).duplicate)
+    }
+
+    @Test("The jobs beside the server: retention and alerts, or neither with jobs off (the other collectors of a shared store)")
+    func jobs() throws {
+        let store = try SQLiteStore(inMemoryWith: CardinalityLimits())
+        let collector = Collector(store: store)
+        let all = collector.services(retention: 86_400, logger: Logger(label: "test")).map { String(describing: type(of: $0)) }
+        #expect(all == ["RetentionService", "AlertService"])
+        #expect(collector.services(retention: 86_400, jobs: false, logger: Logger(label: "test")).isEmpty)
     }
 
     @Test("A database built by the oldest schema (v1) upgrades: its hourly rollups reach every level with the same reports")
