@@ -15,6 +15,8 @@ struct StoreConformanceTests {
     static let now = ISO8601.parse("2026-11-20T12:00:00Z")!
     static let screens = ["Feed", "O'Brien\t\"q\"\\N", "画面 🎉", "Chat"]
     static let versions = ["3.0.0", "3.1.0"]
+    /// A declared tag's value with a quote, a backslash and a tab.
+    static let hostileArm = "con'trol\\\t\\'"
 
     /// Three days of visits from eight devices: four screens (hostile names included), two
     /// versions, two models, power and thermal states, 60 and 120 Hz, a declared tag.
@@ -33,8 +35,8 @@ struct StoreConformanceTests {
                     let hz: Double = device % 3 == 0 ? 120 : 60
                     var workload = SyntheticWorkload(profile: (device + index) % 3 == 0 ? .heavy : .moderate, duration: 2 + Double(index), seed: seed)
                     let report = PipelineSimulator(display: .fixed(hz: hz), seed: seed).run(&workload).analyze()
-                    var tags: [String: String] = ["build": "b\(batchIndex)"]
-                    if index != 3 { tags["experiment"] = device % 2 == 0 ? "compact" : "control" }
+                    var tags: [String: String] = ["build": "b\(batchIndex)'; DROP TABLE events; --"]
+                    if index != 3 { tags["experiment"] = device % 2 == 0 ? "compact" : Self.hostileArm }
                     let context = VisitContext(network: index % 2 == 0 ? .wifi : .cellular, lowPowerMode: device == 5,
                                                thermalState: index == 2 ? .serious : .nominal, tags: tags)
                     events.append((ScreenVisitEvent(screen: screens[(device + index) % screens.count], startedAt: ISO8601.format(unixSeconds: start),
@@ -82,7 +84,7 @@ struct StoreConformanceTests {
                 }
             }
             var tagged = query
-            tagged.tag = TagFilter(key: "experiment", value: "control")
+            tagged.tag = TagFilter(key: "experiment", value: Self.hostileArm)
             var filtered = tagged
             filtered.appVersion = "3.1.0"
             filtered.lowPower = false
@@ -103,7 +105,7 @@ struct StoreConformanceTests {
         }
         lines.append("tag values: \(try await store.tagValues(app: "shop", key: "experiment", from: range.from, to: range.to))")
         lines.append("raw events: \(try await store.rawEventCount(app: "shop"))")
-        let export = EventQuery(screens: range, tags: ["build": "b2"])
+        let export = EventQuery(screens: range, tags: ["build": "b2'; DROP TABLE events; --"])
         var exported = 0
         var hour = try await store.firstRawEventHour(app: "shop", from: RawEventKey.hour(of: range.from), through: RawEventKey.hour(of: range.to))
         while let current = hour {
@@ -139,6 +141,8 @@ struct StoreConformanceTests {
             Issue.record("\(kind):\n  got      \(line)\n  expected \(want)")
         }
         #expect(expected.count > 100, "the comparison covers many groups")
+        #expect(expected.contains { $0.hasPrefix("exported ") && $0 != "exported 0" }, "the export's hostile tag filter matches events")
+        #expect(expected.contains { $0.contains("tagged") }, "the hostile tag value filters")
         _ = keepAlive
     }
 }
