@@ -513,18 +513,19 @@ def main():
         check(False, f"the collector binary {binary} exists")
         return finish(started)
     work = tempfile.mkdtemp(prefix="framescope-hostile-")
-    database = os.path.join(work, "c.sqlite")
-    created = subprocess.run([binary, "apps", "create", "Shop", "--db", database, "--format", "json"], capture_output=True, text=True)
+    # FRAMESCOPE_STORE runs it all on another store (clickhouse://…); a SQLite file by default.
+    store = os.environ.get("FRAMESCOPE_STORE") or "sqlite:" + os.path.join(work, "c.sqlite")
+    created = subprocess.run([binary, "apps", "create", "Shop", "--store", store, "--format", "json"], capture_output=True, text=True)
     if not check(created.returncode == 0, f"framescope apps create Shop ({created.returncode})"):
         print(created.stderr)
         return finish(started)
     keys = json.loads(created.stdout)
     # A declared tag key: the hostile tag values sent below become rollup values, shown in the
     # dashboard's filter menu and break-down.
-    declared = subprocess.run([binary, "apps", "tags", "shop", "--add", "experiment", "--db", database], capture_output=True, text=True)
+    declared = subprocess.run([binary, "apps", "tags", "shop", "--add", "experiment", "--store", store], capture_output=True, text=True)
     check(declared.returncode == 0, f"framescope apps tags shop --add experiment ({declared.returncode} {declared.stderr.strip()})")
     admin_token = secrets.token_hex(24)
-    server, url, _ = start_server(binary, work, ["--db", database, "--port", "0"], ready=r"listening on http",
+    server, url, _ = start_server(binary, work, ["--store", store, "--port", "0"], ready=r"listening on http",
                                   env={"FRAMESCOPE_ADMIN_TOKEN": admin_token}, timeout=120, name="hostile e2e")
     try:
         status, _, raw = http(url + "/openapi.json")
