@@ -181,16 +181,7 @@ public final class ClickHouseServer: @unchecked Sendable {
     }
 
     /// Whether the server process has not exited (reaping it if it has).
-    public var isRunning: Bool {
-        guard pid > 0 else { return false }
-        var status: Int32 = 0
-        if waitpid(pid, &status, WNOHANG) == pid {
-            ChildProcesses.reaped(pid)
-            pid = 0
-            return false
-        }
-        return true
-    }
+    public var isRunning: Bool { ChildProcesses.isRunning(&pid) }
 
     /// Sends `process` SIGTERM, waits up to `grace` seconds for it to exit, then sends it
     /// SIGKILL; reaps it either way.
@@ -297,6 +288,18 @@ public enum ChildProcesses {
                 }
             }
         }
+    }
+
+    /// Whether the child `pid` has not exited; reaps it (and sets `pid` to 0) if it has.
+    public static func isRunning(_ pid: inout pid_t) -> Bool {
+        guard pid > 0 else { return false }
+        var status: Int32 = 0
+        if waitpid(pid, &status, WNOHANG) == pid {
+            reaped(pid)
+            pid = 0
+            return false
+        }
+        return true
     }
 
     /// Forgets a child that was reaped.

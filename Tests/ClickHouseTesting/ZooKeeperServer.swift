@@ -100,16 +100,7 @@ public final class ZooKeeperServer: @unchecked Sendable {
     }
 
     /// Whether the Java process has not exited (reaping it if it has).
-    public var isRunning: Bool {
-        guard pid > 0 else { return false }
-        var status: Int32 = 0
-        if waitpid(pid, &status, WNOHANG) == pid {
-            ChildProcesses.reaped(pid)
-            pid = 0
-            return false
-        }
-        return true
-    }
+    public var isRunning: Bool { ChildProcesses.isRunning(&pid) }
 
     deinit { stop() }
 

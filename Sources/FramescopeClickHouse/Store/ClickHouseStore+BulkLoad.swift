@@ -17,29 +17,11 @@ extension ClickHouseStore: RollupBulkLoading {
         for (index, (key, value)) in values.sorted(by: { $0.key.bucketStart < $1.key.bucketStart }).enumerated() {
             let columns: VisitColumns
             do { columns = try VisitColumns(value: value) } catch { throw ClickHouseError.server(code: 0, message: "bulk rollup: \(error)") }
-            rows.append(app)
-            rows.append("bulk")
-            rows.append(Self.eventId(app: app, batch: "bulk-\(key.bucketStart)", index: index))
-            rows.append(Double(key.bucketStart))
-            for dimension in QueryDimension.all {
-                if dimension.values == .boolean { rows.append(UInt8(key[dimension] == "true" ? 1 : 0)) } else { rows.append(key[dimension]) }
-            }
             let tag = tags[key]
-            rows.append(strings: tag.map { [$0.key] } ?? [])
-            rows.append(strings: tag.map { [$0.value] } ?? [])
-            rows.append(strings: [])
-            rows.append(strings: [])
-            rows.append("bulk")
-            rows.append(UInt16(0))
-            rows.append(UInt8(0))
-            rows.append(columns.counts)
-            rows.append(columns.sums)
-            rows.append(columns.mins)
-            rows.append(columns.maxes)
-            rows.append(columns.tallyKeys)
-            rows.append(columns.tallyCounts)
-            rows.append(columns.band)
-            rows.append("{}")
+            Self.appendEventRow(to: &rows, app: app, batchId: "bulk", eventId: Self.eventId(app: app, batch: "bulk-\(key.bucketStart)", index: index),
+                                startedAt: Double(key.bucketStart), dimensionValues: key.values,
+                                declaredTags: (tag.map { [$0.key] } ?? [], tag.map { [$0.value] } ?? []), eventTags: [],
+                                deviceKey: "bulk", device: nil, columns: columns, payload: "{}")
         }
         try await client.insert(into: "events", columns: Self.eventColumns, rows: rows.bytes, settings: insertSettings)
     }

@@ -11,6 +11,39 @@ extension ClickHouseStore {
         + ["tag_keys", "tag_values", "event_tag_keys", "event_tag_values", "device_key", "device_register", "device_rank",
            "event_counts", "event_sums", "event_mins", "event_maxes", "event_tally_keys", "event_tally_counts", "stability_band", "payload"]
 
+    /// Appends one `events` row in ``eventColumns`` order.
+    /// - Parameters:
+    ///   - dimensionValues: Every ``QueryDimension``'s value, in registry order, as admitted.
+    ///   - declaredTags: The app's declared tag keys and the visit's (admitted) values of them.
+    ///   - eventTags: Every tag of the visit, for the export's tag filters.
+    ///   - device: The installation's device sketch register and rank, or `nil` without one.
+    static func appendEventRow(to rows: inout RowBinaryWriter, app: String, batchId: String, eventId: UInt64, startedAt: Double,
+                               dimensionValues: [String], declaredTags: (keys: [String], values: [String]), eventTags: [(key: String, value: String)],
+                               deviceKey: String, device: (index: Int, rank: UInt8)?, columns: VisitColumns, payload: String) {
+        rows.append(app)
+        rows.append(batchId)
+        rows.append(eventId)
+        rows.append(startedAt)
+        for (dimension, value) in zip(QueryDimension.all, dimensionValues) {
+            if dimension.values == .boolean { rows.append(UInt8(value == "true" ? 1 : 0)) } else { rows.append(value) }
+        }
+        rows.append(strings: declaredTags.keys)
+        rows.append(strings: declaredTags.values)
+        rows.append(strings: eventTags.map(\.key))
+        rows.append(strings: eventTags.map(\.value))
+        rows.append(deviceKey)
+        rows.append(UInt16(device?.index ?? 0))
+        rows.append(device?.rank ?? 0)
+        rows.append(columns.counts)
+        rows.append(columns.sums)
+        rows.append(columns.mins)
+        rows.append(columns.maxes)
+        rows.append(columns.tallyKeys)
+        rows.append(columns.tallyCounts)
+        rows.append(columns.band)
+        rows.append(payload)
+    }
+
     /// How many batches of one flush are inserted at once.
     static let concurrentInserts = 8
 
@@ -51,38 +84,23 @@ extension ClickHouseStore {
                 }
                 let day = UInt32(startedAt / 86_400) * 86_400
                 let facts = batch.facts(of: event)
-                rows.append(batch.app)
-                rows.append(batch.batchId)
-                rows.append(Self.eventId(app: batch.app, batch: batch.batchId, index: index))
-                rows.append(startedAt)
+                var values: [String] = []
+                values.reserveCapacity(QueryDimension.all.count)
                 for dimension in QueryDimension.all {
-                    let value = gate.admit(dimension.read(facts), app: batch.app, day: day, dimension: dimension)
-                    if dimension.values == .boolean { rows.append(UInt8(value == "true" ? 1 : 0)) } else { rows.append(value) }
+                    values.append(gate.admit(dimension.read(facts), app: batch.app, day: day, dimension: dimension))
                 }
                 let tagValues = tagKeys.map { key in
                     gate.admit(DeclaredTags.value(of: key, in: event.context.tags), app: batch.app, day: day,
                                name: DeclaredTags.parameterPrefix + key, limit: DeclaredTags.defaultDailyValueLimit)
                 }
-                rows.append(strings: tagKeys)
-                rows.append(strings: tagValues)
-                let tags = event.context.tags.sorted { $0.key < $1.key }
-                rows.append(strings: tags.map(\.key))
-                rows.append(strings: tags.map(\.value))
-                rows.append(batch.installationId ?? batch.batchId)
-                rows.append(UInt16(device?.index ?? 0))
-                rows.append(device?.rank ?? 0)
                 let columns: VisitColumns
                 do { columns = try VisitColumns(visit: event) } catch {
                     throw CollectorError(.badRequest, code: "invalid_event", field: "events[\(index)].report", message: error.message)
                 }
-                rows.append(columns.counts)
-                rows.append(columns.sums)
-                rows.append(columns.mins)
-                rows.append(columns.maxes)
-                rows.append(columns.tallyKeys)
-                rows.append(columns.tallyCounts)
-                rows.append(columns.band)
-                rows.append(batch.rawEvents[index])
+                Self.appendEventRow(to: &rows, app: batch.app, batchId: batch.batchId, eventId: Self.eventId(app: batch.app, batch: batch.batchId, index: index),
+                                    startedAt: startedAt, dimensionValues: values, declaredTags: (tagKeys, tagValues),
+                                    eventTags: event.context.tags.sorted { $0.key < $1.key }, deviceKey: batch.installationId ?? batch.batchId,
+                                    device: device, columns: columns, payload: batch.rawEvents[index])
             }
             var folded: [String: Int] = [:]
             for (dimension, count) in gate.folded[batch.app] ?? [:] where count > foldedBefore[dimension] ?? 0 {
