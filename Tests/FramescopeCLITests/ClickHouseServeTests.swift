@@ -27,14 +27,17 @@ struct ClickHouseServeTests {
         let port = server.port
         let load = Task.detached {
             try CLI.run(["loadtest", "--url", "http://127.0.0.1:\(port)", "--key", ingestKey, "--app", "load", "--rate", "400",
-                         "--duration", "12", "--batch-size", "20", "--concurrency", "16", "--retries", "60", "--format", "json"])
+                         "--duration", "20", "--batch-size", "20", "--concurrency", "16", "--retries", "60", "--format", "json"])
         }
         // Stop shard 2 once the load generator's batches are arriving (it takes a while to
-        // build its visits first).
+        // build its visits first, which under the whole suite's load on two cores can take minutes).
         let client = ClickHouseClient(location: try ClickHouseLocation(parsing: location))
-        for _ in 0..<600 where try await client.rows("SELECT count() FROM events WHERE app_id = 'load'").first?.first ?? "0" == "0" {
-            try await Task.sleep(for: .milliseconds(100))
+        var arriving = false
+        for _ in 0..<3000 where !arriving {
+            arriving = try await client.rows("SELECT count() FROM events WHERE app_id = 'load'").first?.first ?? "0" != "0"
+            if !arriving { try await Task.sleep(for: .milliseconds(100)) }
         }
+        try #require(arriving, "the load generator's batches arrive")
         cluster.servers[1].halt()
         // Keep it down until the collector has refused some of the load generator's batches
         // with 503 (its own count, in /metrics).
