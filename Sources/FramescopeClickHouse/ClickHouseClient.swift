@@ -31,13 +31,19 @@ public struct ClickHouseClient: Sendable {
     /// failed connection fails the request at once instead of being tried again until the
     /// request's deadline (async-http-client's default), so a collector answers 503 while
     /// ClickHouse is down rather than holding every device's request for ``timeout``; no
-    /// redirects.
+    /// redirects; up to 32 connections to each server.
     public static let sharedHTTPClient: HTTPClient = {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(2)))
         configuration.connectionPool.retryConnectionEstablishment = false
         // ClickHouse closes an idle connection after `keep_alive_timeout` (3 s by default):
         // give connections up sooner than that, so that few requests meet a closed one.
         configuration.connectionPool.idleTimeout = .seconds(1)
+        // The connect timeout also bounds a request's wait for a pooled connection
+        // (`getConnectionFromPoolTimeout`): with async-http-client's 8 connections a host,
+        // a ninth query behind eight slow ones (a retention sweep, the dashboard's reads
+        // beside a busy ingest) failed as "unavailable" after 2 s. 32 stays well under
+        // ClickHouse's `max_concurrent_queries` (100 by default).
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 32
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 

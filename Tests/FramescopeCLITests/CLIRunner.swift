@@ -17,6 +17,16 @@ enum CLI {
         try runProduct(binary, arguments)
     }
 
+    /// Runs the CLI to its end on a thread of its own. `run` blocks its caller until the
+    /// command ends; awaited from a task, a long command (a load test) would hold one of the
+    /// cooperative pool's threads, which are two on a two-core machine, and with other
+    /// suites' blocking calls starve the test's own polling until the command was over.
+    static func runOnThread(_ arguments: [String]) async throws -> CLIResult {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try run(arguments) }) }.start()
+        }
+    }
+
     /// Runs the built executable at `executable` to its end, capturing its output and its error.
     static func runProduct(_ executable: URL, _ arguments: [String]) throws -> CLIResult {
         let process = Process()

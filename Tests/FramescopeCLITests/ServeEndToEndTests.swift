@@ -236,7 +236,7 @@ struct LoadtestTests {
         let keys = try #require(JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: String])
         let server = try ServerProcess(arguments: ["--db", db])
         defer { server.stop() }
-        let result = try CLI.run(["loadtest", "--url", "http://127.0.0.1:\(server.port)", "--key", try #require(keys["ingestKey"]),
+        let result = try await CLI.runOnThread(["loadtest", "--url", "http://127.0.0.1:\(server.port)", "--key", try #require(keys["ingestKey"]),
                                   "--app", "load", "--rate", "200", "--duration", "2", "--batch-size", "10", "--format", "json"])
         #expect(result.exitCode == 0, "\(result.stderr)")
         let summary = try #require(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])

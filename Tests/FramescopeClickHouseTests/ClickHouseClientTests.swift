@@ -111,6 +111,23 @@ struct ClickHouseServerTests {
         }
         #expect(clock.now - started < .seconds(client.timeout), "failed within the request's timeout, not at it")
     }
+
+    @Test("Twenty queries of 2.5 s at once on one server all answer: none waits past the connect timeout for a connection")
+    func manySlowQueries() async throws {
+        let server = try await ClickHouseServer()
+        defer { server.stop() }
+        let client = ClickHouseClient(location: server.location(database: "default"))
+        // With async-http-client's default of 8 connections a host, the ninth query waited
+        // 2.5 s for one and failed with getConnectionFromPoolTimeout (the 2 s connect timeout).
+        let answers = try await withThrowingTaskGroup(of: [[String]].self) { group in
+            for index in 0..<20 {
+                group.addTask { try await client.rows("SELECT sleep(2.5) + \(index)") }
+            }
+            return try await group.reduce(into: [[[String]]]()) { $0.append($1) }
+        }
+        let numbers: [Int] = answers.compactMap { rows in rows.first?.first.flatMap { Int($0) } }
+        #expect(numbers.sorted() == Array(0..<20))
+    }
 }
 
 @Suite("ClickHouse: the schema's migrations on a real server", .serialized)
