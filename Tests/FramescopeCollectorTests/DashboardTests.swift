@@ -161,4 +161,24 @@ struct DashboardTests {
         #expect(DashboardRoutes.safeNext("//evil.example/dashboard/apps/x") == "")
         #expect(DashboardRoutes.safeNext("/dashboard/apps/demo/screens") == "/dashboard/apps/demo/screens")
     }
+
+    @Test("Bar lists: the label column fits the longest label; a label past 50 characters ends in … and the tooltip keeps it whole")
+    func barLabels() throws {
+        func labelX(_ svg: String) throws -> Double {
+            let match = try #require(svg.firstMatch(of: #/class="bar-label" x="([0-9.]+)"/#))
+            return try #require(Double(match.1))
+        }
+        let short = BarList(bars: [.init(label: "60 Hz display", value: 3, basis: "2 visits")], unit: "ms/s", title: "t").svg()
+        #expect(try labelX(short) == 144, "short labels keep the 150-unit column")
+        // Before, "capped at 60 Hz (low-power mode)" ran past the 150-unit column's left edge.
+        let capped = DisplayClass.proMotionCapped.label
+        let wide = BarList(bars: [.init(label: capped, value: 3, basis: "2 visits")], unit: "ms/s", title: "t").svg()
+        #expect(try labelX(wide) >= Double(capped.count) * 6.2, "the column holds \(capped)")
+        let long = String(repeating: "Écran<", count: 20)
+        let svg = BarList(bars: [.init(label: long, value: 1, basis: "1 visit")], unit: "ms/s", title: "t").svg()
+        let shown = String(repeating: "Écran&lt;", count: 8) + "É…</text>"
+        #expect(svg.contains(">" + shown), "cut to 49 characters and …")
+        #expect(svg.contains("<title>" + String(repeating: "Écran&lt;", count: 20) + ":"), "the tooltip has it whole")
+        #expect(try labelX(svg) < 1000 - 260 - 100, "room is left for the bars")
+    }
 }
