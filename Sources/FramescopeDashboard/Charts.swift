@@ -236,7 +236,8 @@ public struct BarList: Sendable {
     public func svg(width: Double = 1000) -> String {
         let height = Double(bars.count) * 22 + 8
         let maximum = bars.compactMap(\.value).max() ?? 0
-        let longest = bars.map { Self.shownLabel($0.label).count }.max() ?? 0
+        let shownLabels = bars.map { Self.shownLabel($0.label) }
+        let longest = shownLabels.map(\.count).max() ?? 0
         let labelWidth = max(150, (Double(longest) * 6.2 + 12).rounded()), valueWidth = 260.0
         let barSpace = width - labelWidth - valueWidth
         var out = #"<svg class="chart bar-list" viewBox="0 0 \#(coordinate(width)) \#(coordinate(height))" role="img" aria-label="\#(escapeMarkup(title))" xmlns="http://www.w3.org/2000/svg"><title>\#(escapeMarkup(title))</title>"#
@@ -244,7 +245,7 @@ public struct BarList: Sendable {
             let y = 4 + Double(index) * 22
             let length = maximum > 0 ? (bar.value ?? 0) / maximum * barSpace : 0
             out += #"<g class="bar-row" data-label="\#(escapeMarkup(bar.label))" data-value="\#(bar.value.map { String($0) } ?? "")">"#
-            out += #"<text class="bar-label" x="\#(coordinate(labelWidth - 6))" y="\#(coordinate(y + 14))" text-anchor="end">\#(escapeMarkup(Self.shownLabel(bar.label)))</text>"#
+            out += #"<text class="bar-label" x="\#(coordinate(labelWidth - 6))" y="\#(coordinate(y + 14))" text-anchor="end">\#(escapeMarkup(shownLabels[index]))</text>"#
             out += #"<rect class="bar" x="\#(coordinate(labelWidth))" y="\#(coordinate(y + 3))" width="\#(coordinate(max(length, 1)))" height="14"><title>\#(escapeMarkup(bar.label)): \#(formatFigure(bar.value, unit: unit)) (\#(escapeMarkup(bar.basis)))</title></rect>"#
             out += #"<text class="bar-value" x="\#(coordinate(labelWidth + length + 6))" y="\#(coordinate(y + 14))">\#(formatFigure(bar.value, unit: unit)) · \#(escapeMarkup(bar.basis))</text></g>"#
         }
