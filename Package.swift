@@ -180,7 +180,7 @@ let package = Package(
             name: "FramescopeCollectorTests",
             dependencies: [
                 "FramescopeCollector", "FramescopeCore", "FramescopeSimulation", "FramescopeDashboard",
-                "FramescopeClickHouse", "FramescopeClickHouseTesting",
+                "FramescopeClickHouse", "FramescopeClickHouseTesting", "FramescopeJSON",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -355,6 +355,55 @@ def metrickit_cases(collector):
     check(c.healthy(), "metrickit: the collector is still up")
 
 
+def round_two_cases(collector):
+    """Issue 30: one visit counts once whatever its spelling; a repeated member is refused;
+    every part of an event is checked; what is stored is what was checked."""
+    c = collector
+    # (i) Canonically equal names: 24 visits alternating NFC and NFD, one request each.
+    nfc, nfd = "Caf\u00e9 e2e", "Cafe\u0301 e2e"
+    for index in range(24):
+        status, _, _ = c.post(c.batch([c.event(nfc if index % 2 == 0 else nfd, 1 + index / 100)],
+                                      app={"version": "2.9.\u00e9" if index % 2 == 0 else "2.9.e\u0301"}))
+        if status != 202:
+            check(False, f"(i) visit {index} to {nfc!r}/{nfd!r} accepted: {status}")
+            break
+    status, _, raw = http(c.url + "/v1/apps/shop/screens?appVersion=" + urllib.parse.quote("2.9.e\u0301"),
+                          headers={"Authorization": "Bearer " + c.read_key})
+    try:
+        screens = {entry["screen"]: entry["visits"] for entry in json.loads(raw)["screens"]}
+    except (ValueError, KeyError, TypeError):
+        screens = {}
+    check(status == 200 and screens == {nfc: 24},
+          f"(i) 24 visits as 'Caf\\u00e9' and 'Cafe\\u0301' (versions in both forms) are one screen of 24 visits in NFC, found by an NFD filter: {status} {short(repr(screens), 120)}")
+    # (j) A repeated member: the collector read the first, other parsers the last.
+    event = json.dumps(c.event("Feed"))
+    hostile = event.replace('"screen": "Feed"', '"screen": "Feed", "screen": "\\u001b]0;pwned\\u0007"', 1)
+    shell = c.batch([])
+    del shell["events"]
+    envelope = json.dumps(shell)[:-1]
+    if check(hostile != event, "(j) a body with a repeated member can be written"):
+        body = (envelope + ', "events": [' + event + ", " + hostile + "]}").encode()
+        status, parsed, raw = c.post(body)
+        rejected = [entry.get("field") for entry in parsed.get("rejected", [])] if isinstance(parsed, dict) else None
+        check(status == 202 and parsed.get("accepted") == 1 and rejected == ["events[1].screen"],
+              f"(j) a repeated 'screen' member refuses its event by name, the other is kept: {status} {short(raw.decode(errors='replace'), 160)}")
+        doubled = envelope.replace('"batchId": ', '"batchId": "dup-1", "batchId": ', 1) + ', "events": [' + event + "]}"
+        status, parsed, raw = c.post(doubled.encode())
+        field, problem = error_shape(parsed)
+        check(status == 400 and problem is None and field == "batchId",
+              f"(j) a repeated member of the envelope is a 400 naming it: {status} {field!r}")
+    # (k) Parts of an event that were never checked.
+    ten_thousand = [{"offset": float(i), "duration": 1e300} for i in range(10000)]
+    bad_hangs = c.event("Feed"); bad_hangs["hangs"] = ten_thousand
+    bad_resources = c.event("Feed"); bad_resources["resources"] = {"cpuPercent": {"min": 5, "mean": 2, "max": 1},
+                                                                  "residentBytes": {"min": 1, "mean": 1, "max": 1}, "samples": -9}
+    bad_hitches = c.event("Feed"); bad_hitches["mainThreadHitches"] = {"frames": 10 ** 9, "hitchTime": 0.1}
+    expect_refusal(c, "(k) 10,000 hangs of 1e300 s, resources with min > max and samples -9, 10^9 main-thread hitch frames",
+                   c.batch([c.event("Feed"), bad_hangs, bad_resources, bad_hitches]),
+                   {1: r"events\[1\]\.hangs(\[\d+\])?", 2: r"events\[2\]\.resources\.(cpuPercent|samples)",
+                    3: r"events\[3\]\.mainThreadHitches\.frames"})
+
+
 def read_routes(collector):
     """Every read route with the read key, over a range that covers the events, with and without
     hostile filters: 200 or 4xx, never 5xx, and the collector stays up."""
@@ -535,7 +584,7 @@ def main():
             check(False, f"GET /openapi.json serves an example batch ({status})")
             return finish(started)
         collector = Collector(url, keys["ingestKey"], keys["readKey"], admin_token, example)
-        for phase in (metrics, ingest_cases, metrickit_cases, read_routes, dashboard, metrics):
+        for phase in (metrics, ingest_cases, round_two_cases, metrickit_cases, read_routes, dashboard, metrics):
             try:
                 phase(collector)
             except Exception as error:  # a missing browser, a dead collector: a failure, never a skip

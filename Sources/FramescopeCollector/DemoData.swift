@@ -27,8 +27,6 @@ public enum DemoData {
         let midnight = (now / 86_400).rounded(.down) * 86_400
         let start = midnight - Double(days - 1) * 86_400
         let fleet = FleetSimulation.demo(appId: appId, start: start, days: days, deviceCount: deviceCount)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
         var ingested = 0
         var metricKit = DemoMetricKit()
         // A declared tag, so the filter bar and the break-down show one: half the fleet (by
@@ -44,7 +42,7 @@ public enum DemoData {
                 return ISO8601.parse(event.startedAt).map { (event, $0) }
             }.filter { $0.1 <= now }
             guard !events.isEmpty else { continue }
-            let raw = try events.map { String(decoding: try encoder.encode($0.0), as: UTF8.self) }
+            let raw = events.map { StoredEventJSON.encode($0.0) }
             var ingest = IngestBatch(app: appId, batchId: batch.batchId, appVersion: batch.app.version, osVersion: batch.device.osVersion,
                                      deviceModel: batch.device.model, events: events, rawEvents: raw, receivedAt: now)
             ingest.installationId = batch.device.installationId

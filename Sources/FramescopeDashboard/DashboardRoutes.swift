@@ -106,7 +106,7 @@ public struct DashboardRoutes: Sendable {
             }
         }
         router.get("/dashboard/apps/:app/screens/:screen") { request, context in
-            let screen = try context.parameters.require("screen").removingPercentEncoding ?? ""
+            let screen = CanonicalText.nfc(try context.parameters.require("screen").removingPercentEncoding ?? "")
             return try await page(request, context) { app, filters, now, csrf in
                 try await pages.screen(app: app, screen: screen, filters: filters, now: now, csrfToken: csrf)
             }
@@ -114,9 +114,9 @@ public struct DashboardRoutes: Sendable {
         router.get("/dashboard/apps/:app/compare") { request, context in
             let parameters = request.uri.queryParameters
             return try await page(request, context) { app, filters, now, csrf in
-                try await pages.compare(app: app, filters: filters, baseline: parameters["baseline"].map(String.init),
-                                        candidate: parameters["candidate"].map(String.init), now: now, csrfToken: csrf,
-                                        screen: parameters["screen"].map(String.init))
+                try await pages.compare(app: app, filters: filters, baseline: parameters["baseline"].map { CanonicalText.nfc(String($0)) },
+                                        candidate: parameters["candidate"].map { CanonicalText.nfc(String($0)) }, now: now, csrfToken: csrf,
+                                        screen: parameters["screen"].map { CanonicalText.nfc(String($0)) })
             }
         }
         registerAlerts(on: router)
@@ -170,7 +170,8 @@ public struct DashboardRoutes: Sendable {
             return Self.redirect("/dashboard/sign-in?next=" + percentEncode(here))
         }
         var parameters: [String: String] = [:]
-        for (key, value) in request.uri.queryParameters { parameters[String(key)] = String(value) }
+        // Values in NFC, as ingest stores them (``CanonicalText``).
+        for (key, value) in request.uri.queryParameters { parameters[String(key)] = CanonicalText.nfc(String(value)) }
         let started = ContinuousClock.now
         let declared = try await pages.store.tagKeys(app: app)?.map(\.key) ?? []
         let html = try await render(app, DashboardFilters(parameters: parameters, declaredTags: declared), clock(), grant.csrfToken)

@@ -1,6 +1,10 @@
 import Foundation
 import FramescopeCore
 import FramescopeProcessTesting
+import FramescopeSimulation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Hummingbird
 import NIOCore
 import Testing
@@ -119,5 +123,77 @@ struct ExportCLITests {
     actor PortBox {
         var value = 0
         func set(_ port: Int) { value = port }
+    }
+}
+
+@Suite("The export of legal but unusual JSON (issue 30, item 7)", .serialized)
+struct ExportOfUnusualJSONTests {
+    @Test("A pretty-printed event and one with a 5 MiB unknown member export as one line each, and analyze counts both visits")
+    func prettyAndHugeUnknownMember() async throws {
+        let directory = try TemporaryDirectory()
+        let db = directory.url.appendingPathComponent("collector.sqlite").path
+        let created = try CLI.run(["apps", "create", "Shop", "--db", db, "--format", "json"])
+        let keys = try #require(JSONSerialization.jsonObject(with: Data(created.stdout.utf8)) as? [String: String])
+        let (ingestKey, readKey) = (try #require(keys["ingestKey"]), try #require(keys["readKey"]))
+        let server = try ServerProcess(arguments: ["--db", db])
+        defer { server.stop() }
+
+        var workload = SyntheticWorkload(profile: .moderate, duration: 4, seed: 5)
+        let report = PipelineSimulator(display: .fixed(hz: 60), seed: 5).run(&workload).analyze()
+        let event = ScreenVisitEvent(screen: "Feed", startedAt: ISO8601.format(unixSeconds: Date().timeIntervalSince1970 - 900), duration: 5,
+                                     context: VisitContext(network: .wifi, lowPowerMode: false), report: report.whole, motion: report.motion)
+        let encoder = JSONEncoder()
+        encoder.userInfo[ScreenVisitEvent.compactReportsKey] = true
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let pretty = String(decoding: try encoder.encode(event), as: UTF8.self)
+        #expect(pretty.split(separator: "\n").count > 10, "pretty-printed over many lines")
+        encoder.outputFormatting = [.sortedKeys]
+        var second = event
+        second.screen = "Search"
+        let compact = String(decoding: try encoder.encode(second), as: UTF8.self)
+        let huge = "{\"unknown\":\"" + String(repeating: "x", count: 5 << 20) + "\"," + compact.dropFirst()
+        let body = "{\"batchId\":\"unusual\",\"app\":{\"id\":\"shop\",\"version\":\"1.0\",\"build\":\"1\"},"
+            + "\"device\":{\"model\":\"iPhone14,5\",\"osName\":\"iOS\",\"osVersion\":\"18.1\",\"maxRefreshRate\":60},"
+            + "\"events\":[\n" + pretty + ",\n" + huge + "\n]}"
+        let gzipped = try gzip(Data(body.utf8))
+        #expect(gzipped.count < 4 << 20, "sent within the 4 MiB body limit")
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(server.port)/v1/events")!)
+        request.httpMethod = "POST"
+        request.setValue("Bearer \(ingestKey)", forHTTPHeaderField: "Authorization")
+        request.setValue("gzip", forHTTPHeaderField: "Content-Encoding")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = gzipped
+        let (data, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 202, "\(String(decoding: data, as: UTF8.self))")
+
+        let file = directory.url.appendingPathComponent("events.ndjson").path
+        let exported = try await CLI.runOnThread(["export", "--url", "http://127.0.0.1:\(server.port)", "--key", readKey, "--app", "shop", "--output", file])
+        #expect(exported.exitCode == 0, "\(exported.stderr)")
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(text.split(separator: "\n").count == 2, "one line per event")
+        #expect(text.utf8.count < 20_000, "the unknown member is not stored")
+        let analyzed = try CLI.run(["analyze", file, "--format", "json"])
+        #expect(analyzed.exitCode == 0, "\(analyzed.stderr)")
+        let recording = try JSONDecoder().decode(RecordingReport.self, from: Data(analyzed.stdout.utf8))
+        #expect(recording.whole.frames == report.whole.frames * 2, "both visits counted")
+    }
+
+    /// `data` compressed with gzip by the system's `gzip`.
+    func gzip(_ data: Data) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        process.arguments = ["-c"]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        let writer = Thread {
+            input.fileHandleForWriting.write(data)
+            try? input.fileHandleForWriting.close()
+        }
+        writer.start()
+        let result = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return result
     }
 }

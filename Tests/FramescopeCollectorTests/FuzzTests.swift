@@ -103,8 +103,8 @@ struct FuzzTests {
     /// - Returns: whether at least one event was accepted.
     @discardableResult
     static func exercise(_ body: ByteBuffer, into total: inout RollupValue) -> Bool {
-        guard let (batch, raw) = try? decodeBatch(body),
-              let (ingest, _) = try? IngestValidator(limits: IngestLimits(), now: now).validate(batch, app: "shop", rawEvents: raw) else { return false }
+        guard let batch = try? decodeBatch(body),
+              let (ingest, _) = try? IngestValidator(limits: IngestLimits(), now: now).validate(batch, app: "shop") else { return false }
         for (event, _) in ingest.events {
             total.merge(RollupValue(visit: event, installationId: ingest.installationId))
             _ = event.report.hitchRatio

@@ -216,7 +216,8 @@ extension RowBinaryWriter {
 /// day a limit can be passed by the values admitted in one instant (docs/decisions.md).
 struct ClickHouseCardinalityGate {
     let limits: CardinalityLimits
-    private var known: [Key: Set<String>] = [:]
+    private var known: [Key: Set<StoredText>] = [:]
+    // Byte keys: the table compares bytes, a `Set<String>` canonical equivalence.
     private var added: [(key: Key, value: String)] = []
     /// Values folded into `(other)` in this flush, per app and dimension name.
     private(set) var folded: [String: [String: Int]] = [:]
@@ -245,7 +246,7 @@ struct ClickHouseCardinalityGate {
             let rows = try await store.client.rows("SELECT day, dimension, value FROM dimension_values WHERE app_id = \(ClickHouseStore.quote(app)) AND day IN (\(list))")
             for row in rows where row.count == 3 {
                 guard let day = UInt32(row[0]) else { continue }
-                known[Key(app: app, day: day, dimension: row[1]), default: []].insert(row[2])
+                known[Key(app: app, day: day, dimension: row[1]), default: []].insert(StoredText(row[2]))
             }
         }
     }
@@ -260,12 +261,12 @@ struct ClickHouseCardinalityGate {
     /// (recording it), else `(other)`.
     mutating func admit(_ value: String, app: String, day: UInt32, name: String, limit: Int) -> String {
         let key = Key(app: app, day: day, dimension: name)
-        if known[key]?.contains(value) == true { return value }
+        if known[key]?.contains(StoredText(value)) == true { return value }
         guard (known[key]?.count ?? 0) < limit else {
             folded[app, default: [:]][name, default: 0] += 1
             return CardinalityLimits.other
         }
-        known[key, default: []].insert(value)
+        known[key, default: []].insert(StoredText(value))
         added.append((key, value))
         return value
     }

@@ -19,6 +19,7 @@ extension ClickHouseStore {
     /// (`false`) or already has ``DeclaredTags/maximumKeys``; `nil` for an unknown app.
     /// - Throws: ``TagKeyError`` for a key the wire format refuses, or past the limit.
     public func declareTagKey(app: String, key: String, now: Double) async throws -> Bool? {
+        let key = CanonicalText.nfc(key)
         if let error = DeclaredTags.declarationError(key: key) { throw error }
         guard try await storedApp(app) != nil else { return nil }
         let keys = try await declaredTagKeyNames(app: app)
@@ -30,6 +31,7 @@ extension ClickHouseStore {
 
     /// Tombstones the key's record; `false` when `app` has not declared `key`.
     public func removeTagKey(app: String, key: String) async throws -> Bool {
+        let key = CanonicalText.nfc(key)
         guard try await control(StoredTagKey.self, "tagkey", app: app, id: key) != nil else { return false }
         try await putControl("tagkey", app: app, id: key, StoredTagKey?.none)
         return true

@@ -44,7 +44,8 @@ public struct CardinalityLimits: Sendable, Hashable {
 /// values are admitted, and written back in the same transaction.
 struct CardinalityGate {
     let limits: CardinalityLimits
-    private var known: [Key: Set<String>] = [:]
+    private var known: [Key: Set<StoredText>] = [:]
+    // Byte keys: the table compares bytes, a `Set<String>` canonical equivalence.
     /// Values folded into `(other)` in this transaction, per app and dimension.
     private(set) var folded: [String: [String: Int]] = [:]
 
@@ -74,14 +75,14 @@ struct CardinalityGate {
         let key = Key(app: app, day: day, dimension: dimension)
         if known[key] == nil {
             known[key] = Set(try String.fetchAll(db, sql: "SELECT value FROM dimension_values WHERE app_id = ? AND day = ? AND dimension = ?",
-                                                  arguments: [app, day, dimension]))
+                                                  arguments: [app, day, dimension]).map(StoredText.init))
         }
-        if known[key]?.contains(value) == true { return value }
+        if known[key]?.contains(StoredText(value)) == true { return value }
         guard (known[key]?.count ?? 0) < limit else {
             folded[app, default: [:]][dimension, default: 0] += 1
             return CardinalityLimits.other
         }
-        known[key]?.insert(value)
+        known[key]?.insert(StoredText(value))
         try db.execute(sql: "INSERT INTO dimension_values (app_id, day, dimension, value) VALUES (?, ?, ?, ?)",
                        arguments: [app, day, dimension, value])
         return value

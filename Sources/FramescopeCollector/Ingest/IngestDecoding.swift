@@ -1,20 +1,25 @@
 import CompressNIO
 import Foundation
 import FramescopeCore
+import FramescopeJSON
 import Hummingbird
 import NIOCore
 
-/// The batch in `body` and each event's JSON as sent (`nil` when it cannot be sliced).
+/// The batch in `body`.
 ///
 /// ``WireBatchDecoder`` decodes well-formed batches; any body it declines (an invalid
-/// event, malformed JSON, an unusual spelling) is decoded by `JSONDecoder`, whose errors
-/// become the 400 (`invalid_json`, or `invalid_field` with the field's path) and whose
-/// per-event failures become the rejections.
-func decodeBatch(_ body: ByteBuffer) throws -> (batch: WireBatch, rawEvents: [String]?) {
+/// event, malformed JSON, an unusual spelling, an unknown or repeated member) is decoded by
+/// `JSONDecoder`, whose errors become the 400 (`invalid_json`, or `invalid_field` with the
+/// field's path) and whose per-event failures become the rejections.
+///
+/// A member whose key appears twice in one object is refused (parsers disagree on which
+/// value counts, so the second could reach a reader of the export unchecked): in the
+/// envelope with 400 `invalid_field` naming it, inside an event as that event's rejection.
+func decodeBatch(_ body: ByteBuffer) throws -> WireBatch {
     if let decoded = body.withUnsafeReadableBytes({ WireBatchDecoder.decode($0) }) {
-        return (decoded.batch, decoded.rawEvents)
+        return decoded
     }
-    let batch: WireBatch
+    var batch: WireBatch
     do {
         batch = try JSONDecoder().decode(WireBatch.self, from: Data(buffer: body))
     } catch let error as DecodingError {
@@ -24,10 +29,52 @@ func decodeBatch(_ body: ByteBuffer) throws -> (batch: WireBatch, rawEvents: [St
         }
         throw CollectorError(.badRequest, code: "invalid_field", field: field.isEmpty ? nil : field, message: error.reason)
     }
-    let rawEvents = body.withUnsafeReadableBytes { bytes in
-        JSONEventSlicer.eventRanges(in: bytes)?.map { String(decoding: UnsafeRawBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
+    try body.withUnsafeReadableBytes { try refuseRepeatedMembers(in: $0, of: &batch) }
+    return batch
+}
+
+/// Applies the rule on repeated members to `batch`, decoded by `JSONDecoder` from
+/// `bytes`: a repeated member in the envelope throws 400 `invalid_field` naming it; one
+/// inside an event that decoded turns that event into a rejection naming it.
+func refuseRepeatedMembers(in bytes: UnsafeRawBufferPointer, of batch: inout WireBatch) throws {
+    for path in JSONScanner.repeatedMembers(in: bytes) ?? [] {
+        guard case let .member(key)? = path.last else { continue }
+        let message = "member '\(key)' appears more than once in its object"
+        if path.count >= 3, path[0] == .member("events"), case let .element(index) = path[1], batch.events.indices.contains(index) {
+            if case .success = batch.events[index].result {
+                batch.events[index].result = .failure(.dataCorrupted(.init(codingPath: path.codingKeys, debugDescription: message)))
+            }
+        } else {
+            throw CollectorError(.badRequest, code: "invalid_field", field: path.fieldPath, message: message)
+        }
     }
-    return (batch, rawEvents)
+}
+
+extension Array where Element == JSONPathComponent {
+    /// The path as coding keys, for a `DecodingError`'s context.
+    fileprivate var codingKeys: [any CodingKey] {
+        map { component -> any CodingKey in
+            switch component {
+            case let .member(key): PathKey(stringValue: key)
+            case let .element(index): PathKey(intValue: index)
+            }
+        }
+    }
+}
+
+/// A coding key made from a path component.
+private struct PathKey: CodingKey {
+    var stringValue: String
+    var intValue: Int?
+
+    init(stringValue: String) {
+        self.stringValue = stringValue
+    }
+
+    init(intValue: Int) {
+        stringValue = "\(intValue)"
+        self.intValue = intValue
+    }
 }
 
 /// Decompresses a gzip body, refusing output over `limit` bytes (a gzip bomb) with 413

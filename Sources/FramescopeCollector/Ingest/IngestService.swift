@@ -85,8 +85,8 @@ public struct IngestService: Sendable {
     /// - Returns: What was accepted, whether the batch id was a duplicate, and each
     ///   rejected event with the field that made it invalid.
     public func ingest(body: ByteBuffer, app: String, logger: Logger) async throws -> IngestResponse {
-        let (batch, rawEvents) = try decodeBatch(body)
-        let (ingest, rejected) = try IngestValidator(limits: limits, now: clock()).validate(batch, app: app, rawEvents: rawEvents)
+        let batch = try decodeBatch(body)
+        let (ingest, rejected) = try IngestValidator(limits: limits, now: clock()).validate(batch, app: app)
         var result = IngestResult(stored: 0, duplicate: false)
         if !ingest.events.isEmpty { result = try await groupCommit.ingest(ingest) }
         metrics.recordIngest(app: app, accepted: result.stored, rejected: rejected.count, folded: result.folded)

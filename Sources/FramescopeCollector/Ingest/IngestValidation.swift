@@ -31,6 +31,12 @@ public struct IngestLimits: Sendable, Hashable {
     /// Most bytes of events waiting for the writer's next flush; past it, 503 with
     /// `Retry-After` (``GroupCommit``).
     public var maximumWaitingBytes = 64 << 20
+    /// Most hangs in one visit (the SDK keeps at most 512 between visits).
+    public var maximumHangsPerVisit = 1000
+    /// Largest stored form of one event (``StoredEventJSON``), in bytes: an event over it
+    /// is refused. A visit with every part at its limit (1,024-entry tallies in both
+    /// reports, 16 tags, 1,000 hangs) stays well under it.
+    public var maximumStoredEventBytes = 256 << 10
 
     /// The defaults.
     public init() {}
@@ -90,9 +96,9 @@ struct IngestValidator {
     var limits: IngestLimits
     var now: Double
 
-    /// - Parameter rawEvents: Each event's JSON exactly as sent (``JSONEventSlicer``), stored
-    ///   as the raw event; when `nil` or of another count, accepted events are encoded again.
-    func validate(_ batch: WireBatch, app: String, rawEvents: [String]? = nil) throws -> (IngestBatch, [RejectedEvent]) {
+    /// Every device string is put into NFC first (``CanonicalText``), then checked; the
+    /// stored raw event is the canonical JSON of what was checked (``StoredEventJSON``).
+    func validate(_ batch: WireBatch, app: String) throws -> (IngestBatch, [RejectedEvent]) {
         let id = batch.batchId
         guard !id.isEmpty, id.count <= 64, id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
             throw CollectorError(.badRequest, code: "invalid_field", field: "batchId", message: "batchId must be 1–64 letters, digits, '-' or '_'")
@@ -100,8 +106,11 @@ struct IngestValidator {
         guard batch.app.id == app else {
             throw CollectorError(.forbidden, code: "wrong_app", field: "app.id", message: "this ingest key belongs to app '\(app)', not '\(batch.app.id)'")
         }
-        for (field, value) in [("app.version", batch.app.version), ("app.build", batch.app.build), ("device.model", batch.device.model),
-                               ("device.osName", batch.device.osName), ("device.osVersion", batch.device.osVersion)] {
+        let appVersion = CanonicalText.nfc(batch.app.version), build = CanonicalText.nfc(batch.app.build)
+        let model = CanonicalText.nfc(batch.device.model), osName = CanonicalText.nfc(batch.device.osName)
+        let osVersion = CanonicalText.nfc(batch.device.osVersion)
+        for (field, value) in [("app.version", appVersion), ("app.build", build), ("device.model", model),
+                               ("device.osName", osName), ("device.osVersion", osVersion)] {
             if let problem = WireText.problem(in: value, maximumBytes: limits.maximumFieldLength) {
                 throw CollectorError(.badRequest, code: "invalid_field", field: field, message: "\(field) \(problem)")
             }
@@ -129,38 +138,54 @@ struct IngestValidator {
         var accepted: [(event: ScreenVisitEvent, startedAt: Double)] = []
         var raw: [String] = []
         var rejected: [RejectedEvent] = []
-        // Needed only for events the batch decoder did not slice (JSON reports).
-        lazy var encoder: JSONEncoder = {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = .sortedKeys
-            return encoder
-        }()
-        let sent = rawEvents.flatMap { $0.count == batch.events.count ? $0 : nil }
         for (index, lossy) in batch.events.enumerated() {
             switch lossy.result {
             case let .failure(error):
                 let field = error.fieldPath
                 rejected.append(RejectedEvent(index: index, field: field.isEmpty ? "events[\(index)]" : field, message: error.reason))
-            case let .success(event):
+            case var .success(event):
+                if let (field, message) = Self.normalize(&event) {
+                    rejected.append(RejectedEvent(index: index, field: "events[\(index)].\(field)", message: message))
+                    continue
+                }
                 let startedAt = ISO8601.parse(event.startedAt)
                 if let (field, message) = check(event, startedAt: startedAt) {
                     rejected.append(RejectedEvent(index: index, field: "events[\(index)].\(field)", message: message))
                 } else if let startedAt {
-                    if let sent {
-                        accepted.append((event, startedAt))
-                        raw.append(sent[index])
-                    } else if let json = try? encoder.encode(event) {
-                        accepted.append((event, startedAt))
-                        raw.append(String(decoding: json, as: UTF8.self))
+                    let stored = StoredEventJSON.encode(event)
+                    guard stored.utf8.count <= limits.maximumStoredEventBytes else {
+                        rejected.append(RejectedEvent(index: index, field: "events[\(index)]",
+                                                      message: "the event takes \(stored.utf8.count) bytes stored, more than \(limits.maximumStoredEventBytes)"))
+                        continue
                     }
+                    accepted.append((event, startedAt))
+                    raw.append(stored)
                 }
             }
         }
-        var ingest = IngestBatch(app: app, batchId: id, appVersion: batch.app.version, osVersion: batch.device.osVersion,
-                                 deviceModel: batch.device.model, events: accepted, rawEvents: raw, receivedAt: now)
+        var ingest = IngestBatch(app: app, batchId: id, appVersion: appVersion, osVersion: osVersion,
+                                 deviceModel: model, events: accepted, rawEvents: raw, receivedAt: now)
         ingest.installationId = batch.device.installationId
         ingest.maxRefreshRate = batch.device.maxRefreshRate
         return (ingest, rejected)
+    }
+
+    /// Puts the event's screen name and tags into NFC (``CanonicalText``); returns the
+    /// problem as (field, message) when two tag keys become one. (A `[String: String]`
+    /// cannot hold two canonically equal keys, so a body that sends them is refused
+    /// earlier, as a repeated member; this holds the rule for any other caller.)
+    static func normalize(_ event: inout ScreenVisitEvent) -> (String, String)? {
+        event.screen = CanonicalText.nfc(event.screen)
+        guard !event.context.tags.isEmpty else { return nil }
+        var tags: [String: String] = [:]
+        for (key, value) in event.context.tags {
+            let normal = CanonicalText.nfc(key)
+            guard tags.updateValue(CanonicalText.nfc(value), forKey: normal) == nil else {
+                return ("context.tags", "tag key '\(normal)' is given twice (in canonically equivalent spellings)")
+            }
+        }
+        event.context.tags = tags
+        return nil
     }
 
     /// The first problem with an event, as (field, message), or `nil`.
@@ -208,8 +233,59 @@ struct IngestValidator {
             if motion.frames > event.report.frames { return ("motion.frames", "motion.frames exceeds report.frames") }
             if motion.droppedFrames > event.report.droppedFrames { return ("motion.droppedFrames", "motion.droppedFrames exceeds report.droppedFrames") }
         }
-        for (position, hang) in event.hangs.enumerated() where !(hang.offset.isFinite && hang.offset >= 0 && hang.duration.isFinite && hang.duration > 0) {
-            return ("hangs[\(position)]", "a hang needs offset ≥ 0 and duration > 0 seconds")
+        if let problem = checkHangs(event.hangs, startedAt: startedAt) { return problem }
+        if let resources = event.resources, let problem = Self.check(resources, duration: event.duration) { return problem }
+        if let hitches = event.mainThreadHitches {
+            let lateFrames = event.report.frames.addingReportingOverflow(event.report.firstFrames)
+            if hitches.frames < 0 || (!lateFrames.overflow && hitches.frames > lateFrames.partialValue) {
+                return ("mainThreadHitches.frames", "mainThreadHitches.frames must be 0 to the report's frames")
+            }
+            if !(hitches.hitchTime.isFinite && hitches.hitchTime >= 0 && hitches.hitchTime <= event.duration + 1) {
+                return ("mainThreadHitches.hitchTime", "mainThreadHitches.hitchTime must be 0 to the visit's duration in seconds")
+            }
+        }
+        return nil
+    }
+
+    /// The first problem with a visit's hangs: at most ``IngestLimits/maximumHangsPerVisit``;
+    /// each with offset ≥ 0 and duration > 0 seconds, ending no later than the batch's
+    /// arrival (plus the clock skew allowed for `startedAt`); in order and not overlapping,
+    /// since one main thread hangs once at a time (1 ms of rounding allowed). The visit's
+    /// wall-clock span (its `duration` leaves pauses out) is known only to end by then.
+    func checkHangs(_ hangs: [HangRecord], startedAt: Double) -> (String, String)? {
+        if hangs.count > limits.maximumHangsPerVisit { return ("hangs", "a visit holds at most \(limits.maximumHangsPerVisit) hangs") }
+        let latestEnd = now + limits.maximumFutureSkew - startedAt
+        var previousEnd = 0.0
+        for (position, hang) in hangs.enumerated() {
+            guard hang.offset.isFinite, hang.offset >= 0, hang.duration.isFinite, hang.duration > 0 else {
+                return ("hangs[\(position)]", "a hang needs offset ≥ 0 and duration > 0 seconds")
+            }
+            guard hang.offset + hang.duration <= latestEnd else {
+                return ("hangs[\(position)]", "the hang ends after the batch arrived")
+            }
+            guard hang.offset >= previousEnd - 0.001 else {
+                return ("hangs[\(position)]", "hangs must be in order and may not overlap")
+            }
+            previousEnd = hang.offset + hang.duration
+        }
+        return nil
+    }
+
+    /// The first problem with a visit's CPU and memory: finite, non-negative, min ≤ mean ≤
+    /// max (within rounding), at least one sample and no more than 1,000 a second.
+    static func check(_ resources: ResourceUsage, duration: Double) -> (String, String)? {
+        for (name, summary) in [("cpuPercent", resources.cpuPercent), ("residentBytes", resources.residentBytes)] {
+            let values = [summary.min, summary.mean, summary.max]
+            guard values.allSatisfy({ $0.isFinite && $0 >= 0 }) else {
+                return ("resources.\(name)", "resources.\(name) needs finite values ≥ 0")
+            }
+            let slack = 1e-9 * Swift.max(1, summary.max)
+            guard summary.min <= summary.mean + slack, summary.mean <= summary.max + slack else {
+                return ("resources.\(name)", "resources.\(name) needs min ≤ mean ≤ max")
+            }
+        }
+        guard resources.samples >= 1, Double(resources.samples) <= (duration + 1) * 1000 else {
+            return ("resources.samples", "resources.samples must be 1 to 1,000 per second of the visit")
         }
         return nil
     }

@@ -3,7 +3,7 @@ import FramescopeCore
 import FramescopeJSON
 
 /// Decodes a `POST /v1/events` body into a ``WireBatch`` in one forward pass over its
-/// bytes, without Foundation's `JSONDecoder`, and finds each event's bytes as it goes.
+/// bytes, without Foundation's `JSONDecoder`.
 ///
 /// It is a fast path that either gives exactly what `JSONDecoder` gives or declines
 /// (`nil`), and the caller then decodes the body with `JSONDecoder` as before. So every
@@ -14,14 +14,15 @@ import FramescopeJSON
 /// escapes and UTF-8, numbers, literals, nesting), decodes the envelope and each event
 /// with the same rules as their `Decodable` conformances (``ScreenVisitEvent``'s choice
 /// between `report` and `reportData` included), and declines whenever it is not sure:
-/// a duplicated or escaped key, a number it would have to convert (`60.0` for an `Int`),
-/// a number out of `Double`'s range, a byte order mark, nesting deeper than 512.
-/// An event it cannot decode itself (reports sent as JSON objects) is decoded alone by
-/// `JSONDecoder` from its bytes; if that fails too, the whole body is declined.
+/// a duplicated, escaped or unknown key (so that a repeated member is always found by
+/// ``decodeBatch(_:)``'s check, and unknown members cost nothing here), a number it would
+/// have to convert (`60.0` for an `Int`), a number out of `Double`'s range, a byte order
+/// mark, nesting deeper than 512. An event it cannot decode itself (reports sent as JSON
+/// objects) is decoded alone by `JSONDecoder` from its bytes when none of its members
+/// repeats; if that fails too, the whole body is declined.
 enum WireBatchDecoder {
-    /// The batch and each event's JSON exactly as sent, or `nil` when the body must go
-    /// through `JSONDecoder`.
-    static func decode(_ bytes: UnsafeRawBufferPointer) -> (batch: WireBatch, rawEvents: [String])? {
+    /// The batch, or `nil` when the body must go through `JSONDecoder`.
+    static func decode(_ bytes: UnsafeRawBufferPointer) -> WireBatch? {
         var parser = WireJSONParser(bytes: bytes)
         return try? parser.batch()
     }
@@ -43,12 +44,11 @@ struct WireJSONParser {
     // MARK: The batch
 
     /// The whole body: the envelope, then each event; only whitespace may follow.
-    mutating func batch() throws(Decline) -> (batch: WireBatch, rawEvents: [String]) {
+    mutating func batch() throws(Decline) -> WireBatch {
         var batchId: String?
         var app: AppInfo?
         var device: DeviceInfo?
         var events: [WireBatch.LossyEvent]?
-        var rawEvents: [String] = []
         var seen = Seen()
         try scanner.beginObject()
         if !scanner.isEmptyObject() {
@@ -65,15 +65,15 @@ struct WireJSONParser {
                     device = try deviceInfo()
                 } else if scanner.matches(key, "events") {
                     try seen.insert(3)
-                    (events, rawEvents) = try eventList()
+                    events = try eventList()
                 } else {
-                    try scanner.skipValue()
+                    throw Decline()
                 }
             } while try scanner.nextMember()
         }
         scanner.skipWhitespace()
         guard scanner.index == scanner.bytes.count, let batchId, let app, let device, let events else { throw Decline() }
-        return (WireBatch(batchId: batchId, app: app, device: device, events: events), rawEvents)
+        return WireBatch(batchId: batchId, app: app, device: device, events: events)
     }
 
     /// `{"id", "version", "build"}`.
@@ -87,7 +87,7 @@ struct WireJSONParser {
                 if scanner.matches(key, "id") { try seen.insert(0); id = try scanner.string() }
                 else if scanner.matches(key, "version") { try seen.insert(1); version = try scanner.string() }
                 else if scanner.matches(key, "build") { try seen.insert(2); build = try scanner.string() }
-                else { try scanner.skipValue() }
+                else { throw Decline() }
             } while try scanner.nextMember()
         }
         guard let id, let version, let build else { throw Decline() }
@@ -107,7 +107,7 @@ struct WireJSONParser {
                 else if scanner.matches(key, "osVersion") { try seen.insert(2); osVersion = try scanner.string() }
                 else if scanner.matches(key, "maxRefreshRate") { try seen.insert(3); rate = try scanner.integer() }
                 else if scanner.matches(key, "installationId") { try seen.insert(4); installation = try scanner.null() ? nil : try scanner.string() }
-                else { try scanner.skipValue() }
+                else { throw Decline() }
             } while try scanner.nextMember()
         }
         guard let model, let osName, let osVersion, let rate else { throw Decline() }
@@ -115,15 +115,14 @@ struct WireJSONParser {
     }
 
     /// The `events` array: each element decoded here, or alone by `JSONDecoder`.
-    private mutating func eventList() throws(Decline) -> ([WireBatch.LossyEvent], [String]) {
+    private mutating func eventList() throws(Decline) -> [WireBatch.LossyEvent] {
         scanner.skipWhitespace()
         try scanner.expect(UInt8(ascii: "["), "'['")
         var events: [WireBatch.LossyEvent] = []
-        var raw: [String] = []
         scanner.skipWhitespace()
         if scanner.peek() == UInt8(ascii: "]") {
             scanner.index += 1
-            return (events, raw)
+            return events
         }
         while true {
             scanner.skipWhitespace()
@@ -138,11 +137,10 @@ struct WireJSONParser {
                 event = try Self.foundationDecode(UnsafeRawBufferPointer(rebasing: scanner.bytes[start..<scanner.index]))
             }
             events.append(WireBatch.LossyEvent(event))
-            raw.append(String(decoding: UnsafeRawBufferPointer(rebasing: scanner.bytes[start..<scanner.index]), as: UTF8.self))
             scanner.skipWhitespace()
             switch scanner.peek() {
             case UInt8(ascii: ","): scanner.index += 1
-            case UInt8(ascii: "]"): scanner.index += 1; return (events, raw)
+            case UInt8(ascii: "]"): scanner.index += 1; return events
             default: throw Decline()
             }
         }
@@ -151,6 +149,7 @@ struct WireJSONParser {
     /// One event decoded by `JSONDecoder` from its own bytes: the same conformance, so the
     /// same value as within the batch.
     private static func foundationDecode(_ slice: UnsafeRawBufferPointer) throws(Decline) -> ScreenVisitEvent {
+        guard JSONScanner.repeatedMembers(in: slice)?.isEmpty == true else { throw Decline() }
         do {
             return try JSONDecoder().decode(ScreenVisitEvent.self, from: Data(slice))
         } catch {
@@ -191,10 +190,9 @@ struct WireJSONParser {
                 try seen.insert(9)
                 hasMotion = true
                 guard try scanner.null() else { throw Decline() }
-            } else if scanner.matches(key, "report") {
-                throw Decline()
             } else {
-                try scanner.skipValue()
+                // `report` (a JSON object) and any member this version does not know.
+                throw Decline()
             }
         } while try scanner.nextMember()
         guard let kind, let screen, let startedAt, let duration, let context, let reportData, let hangs else { throw Decline() }
@@ -226,7 +224,7 @@ struct WireJSONParser {
                 else if scanner.matches(key, "lowPowerMode") { try seen.insert(1); lowPower = try scanner.boolean() }
                 else if scanner.matches(key, "thermalState") { try seen.insert(2); thermal = VisitContext.ThermalState(rawValue: try scanner.string()) }
                 else if scanner.matches(key, "tags") { try seen.insert(3); tags = try stringDictionary() }
-                else { try scanner.skipValue() }
+                else { throw Decline() }
             } while try scanner.nextMember()
         }
         guard let network, let lowPower, let thermal, let tags else { throw Decline() }
@@ -268,7 +266,7 @@ struct WireJSONParser {
                     let key = try scanner.key()
                     if scanner.matches(key, "offset") { try seen.insert(0); offset = try scanner.double() }
                     else if scanner.matches(key, "duration") { try seen.insert(1); duration = try scanner.double() }
-                    else { try scanner.skipValue() }
+                    else { throw Decline() }
                 } while try scanner.nextMember()
             }
             guard let offset, let duration else { throw Decline() }
@@ -293,7 +291,7 @@ struct WireJSONParser {
                 if scanner.matches(key, "cpuPercent") { try seen.insert(0); cpu = try summary() }
                 else if scanner.matches(key, "residentBytes") { try seen.insert(1); resident = try summary() }
                 else if scanner.matches(key, "samples") { try seen.insert(2); samples = try scanner.integer() }
-                else { try scanner.skipValue() }
+                else { throw Decline() }
             } while try scanner.nextMember()
         }
         guard let cpu, let resident, let samples else { throw Decline() }
@@ -310,7 +308,7 @@ struct WireJSONParser {
                 let key = try scanner.key()
                 if scanner.matches(key, "frames") { try seen.insert(0); frames = try scanner.integer() }
                 else if scanner.matches(key, "hitchTime") { try seen.insert(1); hitchTime = try scanner.double() }
-                else { try scanner.skipValue() }
+                else { throw Decline() }
             } while try scanner.nextMember()
         }
         guard let frames, let hitchTime, frames >= 0, hitchTime >= 0 else { throw Decline() }
@@ -328,7 +326,7 @@ struct WireJSONParser {
                 if scanner.matches(key, "min") { try seen.insert(0); low = try scanner.double() }
                 else if scanner.matches(key, "mean") { try seen.insert(1); mean = try scanner.double() }
                 else if scanner.matches(key, "max") { try seen.insert(2); high = try scanner.double() }
-                else { try scanner.skipValue() }
+                else { throw Decline() }
             } while try scanner.nextMember()
         }
         guard let low, let mean, let high else { throw Decline() }

@@ -141,6 +141,20 @@ public struct RollupKey: Sendable, Hashable {
     public func value(of dimension: RollupDimension) -> String {
         self[dimension.dimension]
     }
+
+    /// Equal when the buckets are and every value has the same bytes, as the stores
+    /// compare keys (``StoredText``): `String`'s canonical equivalence would merge a
+    /// visit into another spelling's row.
+    public static func == (lhs: RollupKey, rhs: RollupKey) -> Bool {
+        lhs.bucketStart == rhs.bucketStart && lhs.values.count == rhs.values.count
+            && zip(lhs.values, rhs.values).allSatisfy { $0.utf8.elementsEqual($1.utf8) }
+    }
+
+    /// Hashes the bucket and each value's bytes.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(bucketStart)
+        for value in values { StoredText.hashBytes(of: value, into: &hasher) }
+    }
 }
 
 /// The levels the collector keeps rollups at. Every visit is added to all of them in

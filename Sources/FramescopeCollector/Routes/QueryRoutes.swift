@@ -42,10 +42,10 @@ struct QueryRoutes: Sendable {
         group.get("compare") { request, context -> ComparisonResponse in
             let (app, query) = try await readQuery(request, context)
             let parameters = request.uri.queryParameters
-            guard let baseline = parameters["baseline"].map(String.init), !baseline.isEmpty else {
+            guard let baseline = parameters["baseline"].map({ CanonicalText.nfc(String($0)) }), !baseline.isEmpty else {
                 throw CollectorError(.badRequest, code: "missing_parameter", field: "baseline", message: "name the baseline app version: baseline=3.0")
             }
-            guard let candidate = parameters["candidate"].map(String.init), !candidate.isEmpty else {
+            guard let candidate = parameters["candidate"].map({ CanonicalText.nfc(String($0)) }), !candidate.isEmpty else {
                 throw CollectorError(.badRequest, code: "missing_parameter", field: "candidate", message: "name the candidate app version: candidate=3.1")
             }
             // The app's minimum change and sample decide the verdicts (its thresholds, or the defaults).

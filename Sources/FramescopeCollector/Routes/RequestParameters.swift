@@ -3,10 +3,11 @@ import FramescopeCore
 import Hummingbird
 
 /// The screens query from URL parameters: `from` and `to` (default the last 30 days) and
-/// a filter per ``QueryDimension``, each value checked against the registry.
+/// a filter per ``QueryDimension``, each value put into NFC as ingest stores it
+/// (``CanonicalText``) and checked against the registry.
 func screenQuery(_ parameters: some Sequence<(key: Substring, value: Substring)>, now: Double) throws -> ScreenQuery {
     var values: [String: String] = [:]
-    for (key, value) in parameters { values[String(key)] = String(value) }
+    for (key, value) in parameters { values[String(key)] = CanonicalText.nfc(String(value)) }
     func time(_ name: String, default fallback: Double) throws -> Double {
         guard let text = values[name] else { return fallback }
         guard let value = ISO8601.parse(text) else {
@@ -68,13 +69,15 @@ func tagFilter(_ parameters: some Sequence<(key: Substring, value: Substring)>, 
 }
 
 /// Every `tag.KEY=VALUE` parameter as (parameter name, key, value), in order, each key and
-/// value checked as the wire format checks tags (400 naming the parameter otherwise).
+/// value put into NFC (``CanonicalText``) and checked as the wire format checks tags (400
+/// naming the parameter otherwise).
 func tagParameters(_ parameters: some Sequence<(key: Substring, value: Substring)>) throws -> [(field: String, key: String, value: String)] {
     try parameters.compactMap { name, value in
-        guard let key = DeclaredTags.key(inParameter: name) else { return nil }
-        if let problem = DeclaredTags.problem(key: key) ?? DeclaredTags.problem(value: String(value)) {
+        guard let key = DeclaredTags.key(inParameter: name).map(CanonicalText.nfc) else { return nil }
+        let value = CanonicalText.nfc(String(value))
+        if let problem = DeclaredTags.problem(key: key) ?? DeclaredTags.problem(value: value) {
             throw CollectorError(.badRequest, code: "invalid_parameter", field: String(name), message: problem)
         }
-        return (String(name), key, String(value))
+        return (String(name), key, value)
     }
 }

@@ -16,6 +16,7 @@ extension SQLiteStore {
 
     /// Inserts the key unless the app has it or already has ``DeclaredTags/maximumKeys``.
     public func declareTagKey(app: String, key: String, now: Double) async throws -> Bool? {
+        let key = CanonicalText.nfc(key)
         if let error = DeclaredTags.declarationError(key: key) { throw error }
         return try await database.write { db in
             guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM apps WHERE id = ?)", arguments: [app]) ?? false else { return nil }
@@ -29,7 +30,8 @@ extension SQLiteStore {
 
     /// Deletes the key's row; its rollup rows stay.
     public func removeTagKey(app: String, key: String) async throws -> Bool {
-        try await database.write { db in
+        let key = CanonicalText.nfc(key)
+        return try await database.write { db in
             try db.execute(sql: "DELETE FROM app_tag_keys WHERE app_id = ? AND tag_key = ?", arguments: [app, key])
             return db.changesCount > 0
         }
@@ -56,4 +58,15 @@ extension SQLiteStore {
 struct TagRollupKey: Hashable {
     var tag: TagFilter
     var key: RollupKey
+
+    /// Byte equality of the tag's key and value (``StoredText``) and of the rollup key.
+    static func == (lhs: TagRollupKey, rhs: TagRollupKey) -> Bool {
+        StoredText(lhs.tag.key) == StoredText(rhs.tag.key) && StoredText(lhs.tag.value) == StoredText(rhs.tag.value) && lhs.key == rhs.key
+    }
+
+    func hash(into hasher: inout Hasher) {
+        StoredText.hashBytes(of: tag.key, into: &hasher)
+        StoredText.hashBytes(of: tag.value, into: &hasher)
+        hasher.combine(key)
+    }
 }
