@@ -64,7 +64,7 @@ public struct Collector {
     ///   send every webhook delivery once more).
     public func services(retention: Double, publicURL: String = "http://127.0.0.1:8080", jobs: Bool = true, logger: Logger) -> [any Service] {
         var services: [any Service] = jobs ? [RetentionService(store: store, retention: retention, chunk: store.retentionChunk, logger: logger),
-                                              AlertService(store: store, publicURL: publicURL, logger: logger)] : []
+                                              AlertService(store: store, publicURL: publicURL, logger: logger, metrics: metrics)] : []
         if let sqlite = store as? SQLiteStore, sqlite.backgroundCheckpoints {
             services.append(WALCheckpointService(store: sqlite, logger: logger))
         }

@@ -102,6 +102,13 @@ struct OpenAPIRegistryTests {
         #expect(visits?["minimum"] as? Int == VerdictRules.standard.minimumVisits && visits?["maximum"] as? Int == VerdictRules.maximumVisits)
         let change = object("components", "schemas", "ThresholdSettings", "properties", "verdict", "properties", "minimumChange") as? [String: Any]
         #expect((change?["maximum"] as? NSNumber)?.doubleValue == VerdictRules.maximumChange)
+        let installations = object("components", "schemas", "ThresholdSettings", "properties", "alerts", "properties", "minimumInstallations") as? [String: Any]
+        #expect(installations?["minimum"] as? Int == 0 && installations?["maximum"] as? Int == AlertRules.maximumInstallations)
+        #expect((installations?["description"] as? String)?.contains("default \(AlertRules.standard.minimumInstallations)") == true)
+        #expect(object("components", "schemas", "ThresholdsResponse", "properties", "alerts", "$ref") as? String == "#/components/schemas/EffectiveAlertRules")
+        let effective = try JSONSerialization.jsonObject(with: JSONEncoder().encode(EffectiveAlertRules(settings: AppThresholds()))) as? [String: Any]
+        #expect(Set(effective?.keys.map { $0 } ?? []) == Set(object("components", "schemas", "EffectiveAlertRules", "required") as? [String] ?? []))
+        #expect((object("paths", "/v1/apps/{app}/alerts", "get", "description") as? String)?.contains("at most \(AlertEvaluator.maximumAlertsPerPass) alerts per app") == true)
         #expect(object("paths", "/v1/apps/{app}/thresholds", "put", "security") as? [[String: [String]]] == [["adminKey": []]])
         let content = object("paths", "/v1/apps/{app}/thresholds", "put", "requestBody", "content", "application/json") as? [String: Any]
         let example = try JSONSerialization.data(withJSONObject: try #require(content?["example"]))

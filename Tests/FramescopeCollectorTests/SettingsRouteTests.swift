@@ -35,18 +35,21 @@ struct SettingsRouteTests {
             #expect(initial == ThresholdsResponse(app: "shop", settings: AppThresholds()))
             #expect(initial.bands.first { $0.metric == "hitchRatio" }.map { ($0.goodBelow, $0.criticalAbove, $0.source) } ?? (nil, nil, .none) == (5, 10, .default))
             #expect(initial.verdict.minimumChange == 0.05 && initial.verdict.minimumVisits == 2)
+            #expect(initial.alerts == EffectiveAlertRules(settings: AppThresholds()))
+            #expect(initial.alerts.minimumInstallations == 20 && initial.alerts.minimumInstallationsSource == .default && initial.alerts.maximumAlertsPerPass == 10)
 
-            let body = #"{"bands": {"hitchRatio": {"goodBelow": 3, "criticalAbove": 7}, "frameDuration.p95": {"goodBelow": 0.02, "criticalAbove": 0.04}}, "verdict": {"minimumVisits": 25}}"#
+            let body = #"{"bands": {"hitchRatio": {"goodBelow": 3, "criticalAbove": 7}, "frameDuration.p95": {"goodBelow": 0.02, "criticalAbove": 0.04}}, "verdict": {"minimumVisits": 25}, "alerts": {"minimumInstallations": 5}}"#
             let put = try await client.execute(uri: "/v1/apps/shop/thresholds", method: .put, headers: admin, body: ByteBuffer(string: body))
             #expect(put.status == .ok)
             let expected = AppThresholds(bands: [.hitchRatio: BandLimits(goodBelow: 3, criticalAbove: 7), .frameDurationP95: BandLimits(goodBelow: 0.02, criticalAbove: 0.04)],
-                                         minimumVisits: 25)
+                                         minimumVisits: 25, minimumInstallations: 5)
             #expect(try answer(put) == ThresholdsResponse(app: "shop", settings: expected))
             #expect(try await store.thresholds(app: "shop") == expected)
             let read = try answer(try await client.execute(uri: "/v1/apps/shop/thresholds", method: .get, headers: admin))
             #expect(read.settings == expected)
             #expect(read.bands.map(\.source) == [.app, .default, .none, .none, .app])
             #expect(read.verdict.minimumVisitsSource == .app && read.verdict.minimumChangeSource == .default)
+            #expect(read.alerts.minimumInstallations == 5 && read.alerts.minimumInstallationsSource == .app)
             // What GET gives as settings is a body PUT takes: sending it back changes nothing.
             let settingsJSON = try JSONEncoder().encode(read.settings)
             #expect(try await client.execute(uri: "/v1/apps/shop/thresholds", method: .put, headers: admin, body: ByteBuffer(data: settingsJSON)).status == .ok)
@@ -73,6 +76,11 @@ struct SettingsRouteTests {
         (#"{"verdict": {"minimumVisits": 1e3}}"#, 400, "verdict.minimumVisits"),
         (#"{"verdict": {"minimumVisits": -9223372036854775809}}"#, 400, "verdict.minimumVisits"),
         (#"{"thresholds": {}}"#, 400, "thresholds"),
+        (#"{"alerts": {"minimumInstallations": -1}}"#, 400, "alerts.minimumInstallations"),
+        (#"{"alerts": {"minimumInstallations": 1000000001}}"#, 400, "alerts.minimumInstallations"),
+        (#"{"alerts": {"minimumInstallations": 20.5}}"#, 400, "alerts.minimumInstallations"),
+        (#"{"alerts": {"minimumInstallations": "20"}}"#, 400, "alerts.minimumInstallations"),
+        (#"{"alerts": {"maximumAlertsPerPass": 1000}}"#, 400, "alerts.maximumAlertsPerPass"),
     ] as [(String, Int, String)])
     func hostile(_ body: String, status: Int, field: String) async throws {
         try await withCollector { client, shop, _, store in

@@ -1,6 +1,8 @@
 import Foundation
+@testable import FramescopeClickHouse
 @testable import FramescopeCollector
 import FramescopeCore
+import GRDB
 import Testing
 
 @Suite("Per-app thresholds")
@@ -25,6 +27,7 @@ struct ThresholdsTests {
         }
         #expect(VerdictRules.standard.minimumChange == CollectorQueries(store: EmptyStore()).minimumRelativeChange)
         #expect(none.verdictRules == VerdictRules.standard)
+        #expect(none.alertRules == AlertRules.standard && AlertRules.standard.minimumInstallations == 20)
         #expect(ThresholdFigure.allCases.allSatisfy { QueryFigure(name: $0.rawValue)?.name == $0.rawValue })
     }
 
@@ -46,18 +49,62 @@ struct ThresholdsTests {
 
     @Test("The JSON form round-trips; the answer spells out every figure, null limits where none apply")
     func json() throws {
-        let settings = AppThresholds(bands: [.motionHitchRatio: BandLimits(goodBelow: 4, criticalAbove: 8)], minimumVisits: 12)
+        let settings = AppThresholds(bands: [.motionHitchRatio: BandLimits(goodBelow: 4, criticalAbove: 8)], minimumVisits: 12, minimumInstallations: 7)
         let encoded = try JSONEncoder().encode(settings)
         #expect(try JSONDecoder().decode(AppThresholds.self, from: encoded) == settings)
         let object = try #require(JSONSerialization.jsonObject(with: encoded) as? [String: Any])
         #expect((object["bands"] as? [String: Any])?.keys.sorted() == ["motion.hitchRatio"])
         #expect((object["verdict"] as? [String: Any])?.keys.sorted() == ["minimumVisits"])
+        #expect((object["alerts"] as? [String: Any])?["minimumInstallations"] as? Int == 7)
+        // A form written before the setting existed reads with it unset.
+        #expect(try JSONDecoder().decode(AppThresholds.self, from: Data(#"{"bands": {}, "verdict": {"minimumVisits": 12}}"#.utf8)) == AppThresholds(minimumVisits: 12))
         let answer = try JSONEncoder().encode(ThresholdsResponse(app: "shop", settings: settings))
         let text = String(decoding: answer, as: UTF8.self)
         #expect(text.contains(#""goodBelow":null"#) && text.contains(#""source":"none""#))
         #expect(try JSONDecoder().decode(ThresholdsResponse.self, from: answer) == ThresholdsResponse(app: "shop", settings: settings))
         // The body parser reads what the encoder writes.
         #expect(try decode(String(decoding: encoded, as: UTF8.self)) == settings)
+    }
+
+    @Test("Thresholds stored before the minimum installations existed read with its default: a SQLite file of schema v12")
+    func olderSQLiteFile() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("framescope-v12-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("collector.sqlite").path
+        let queue = try DatabaseQueue(path: path)
+        try SQLiteStore.migrator.migrate(queue, upTo: "v12: declared tag keys and their rollups")
+        try await queue.write { db in
+            try db.execute(sql: "INSERT INTO apps (id, name, created_at) VALUES ('shop', 'Shop', 0)")
+            try db.execute(sql: "INSERT INTO app_verdict_rules (app_id, minimum_change, minimum_visits) VALUES ('shop', NULL, 30)")
+        }
+        try queue.close()
+        let store = try SQLiteStore(path: path)
+        let settings = try #require(try await store.thresholds(app: "shop"))
+        #expect(settings == AppThresholds(minimumVisits: 30))
+        #expect(settings.alertRules == AlertRules.standard)
+        #expect(try await store.setThresholds(settings.overlaid(with: AppThresholds(minimumInstallations: 3)), app: "shop"))
+        #expect(try await store.thresholds(app: "shop") == AppThresholds(minimumVisits: 30, minimumInstallations: 3))
+    }
+
+    /// A ClickHouse thresholds record as written before `minimumInstallations` existed.
+    struct StoredThresholdsBeforeAlertRules: Encodable {
+        var bands: [String: ClickHouseStore.StoredBand]
+        var minimumChange: Double?
+        var minimumVisits: Int?
+    }
+
+    @Test("Thresholds stored before the minimum installations existed read with its default: a ClickHouse record without the field")
+    func olderClickHouseRecord() async throws {
+        let (store, keepAlive) = try await StoreContractTests.Kind.clickhouse.make()
+        defer { withExtendedLifetime(keepAlive) {} }
+        let clickhouse = try #require(store as? ClickHouseStore)
+        _ = try await store.createApp(name: "Shop", id: nil)
+        let old = StoredThresholdsBeforeAlertRules(bands: ["hangRate": ClickHouseStore.StoredBand(goodBelow: 1, criticalAbove: 5)], minimumChange: nil, minimumVisits: 30)
+        try await clickhouse.putControl("thresholds", app: "shop", id: "", old)
+        let settings = try #require(try await store.thresholds(app: "shop"))
+        #expect(settings == AppThresholds(bands: [.hangRate: BandLimits(goodBelow: 1, criticalAbove: 5)], minimumVisits: 30))
+        #expect(settings.alertRules == AlertRules.standard)
     }
 
     func decode(_ text: String) throws(ThresholdsBody.Failure) -> AppThresholds {
@@ -77,6 +124,10 @@ struct ThresholdsTests {
                 == AppThresholds(bands: [.hitchRatio: BandLimits(goodBelow: 4, criticalAbove: 8.5), .frameDurationP95: BandLimits(goodBelow: 0.0167, criticalAbove: 0.05)],
                                  minimumChange: 0.1, minimumVisits: 50))
         #expect(try decode(#"{"verdict": {"minimumChange": null, "minimumVisits": 3}}"#) == AppThresholds(minimumVisits: 3))
+        #expect(try decode(#"{"alerts": {"minimumInstallations": 0}}"#) == AppThresholds(minimumInstallations: 0))
+        #expect(try decode(#"{"alerts": {"minimumInstallations": 1000000000}, "verdict": null}"#) == AppThresholds(minimumInstallations: 1_000_000_000))
+        #expect(try decode(#"{"alerts": {"minimumInstallations": null}}"#) == AppThresholds())
+        #expect(try decode(#"{"alerts": null}"#) == AppThresholds())
     }
 
     @Test("Hostile bodies are refused naming the field, never a crash", arguments: [
@@ -103,6 +154,14 @@ struct ThresholdsTests {
         (#"{"verdict": {"minimumVisits": 99999999999999999999999}}"#, "invalid_field", "verdict.minimumVisits"),
         (#"{"verdict": {"minimumVisits": "50"}}"#, "invalid_field", "verdict.minimumVisits"),
         (#"{"verdicts": {}}"#, "invalid_field", "verdicts"),
+        (#"{"alerts": {"minimumInstallations": -1}}"#, "invalid_field", "alerts.minimumInstallations"),
+        (#"{"alerts": {"minimumInstallations": 1000000001}}"#, "invalid_field", "alerts.minimumInstallations"),
+        (#"{"alerts": {"minimumInstallations": 2.5}}"#, "invalid_field", "alerts.minimumInstallations"),
+        (#"{"alerts": {"minimumInstallations": 1e400}}"#, "invalid_field", "alerts.minimumInstallations"),
+        (#"{"alerts": {"minimumInstallations": true}}"#, "invalid_field", "alerts.minimumInstallations"),
+        (#"{"alerts": {"minimumInstallations": 3, "minimumInstallations": 4}}"#, "invalid_field", "alerts.minimumInstallations"),
+        (#"{"alerts": {"maximumAlertsPerPass": 100}}"#, "invalid_field", "alerts.maximumAlertsPerPass"),
+        (#"{"alerts": 20}"#, "invalid_field", "alerts"),
         (#"{"bands": {"hitchRatio": {"goodBelow": 1, "criticalAbove": 5}}, "bands": {}}"#, "invalid_field", "bands"),
         (#"{"bands": {"hitchRatio": {"goodBelow": 1, "criticalAbove": 5}"#, "invalid_json", "bands"),
         (#"{"bands": {}} trailing"#, "invalid_json", nil),

@@ -1,7 +1,9 @@
 import FramescopeCollector
 
 /// Per-app thresholds as one control record of kind `thresholds` per app (app = its id,
-/// id = ""), the whole setting, replaced whole by each write. No record means every default.
+/// id = ""), the whole setting, replaced whole by each write. No record means every default,
+/// and a record written before a setting existed (no `minimumInstallations`) reads with that
+/// setting's default.
 extension ClickHouseStore {
     /// An app's thresholds as stored.
     struct StoredThresholds: Codable, Sendable {
@@ -11,6 +13,9 @@ extension ClickHouseStore {
         var minimumChange: Double?
         /// The minimum visits per side, or `nil` for the default.
         var minimumVisits: Int?
+        /// The fewest installations a version needs to take part in alerts, or `nil` for the
+        /// default (and in records written before the setting existed).
+        var minimumInstallations: Int?
     }
 
     /// One figure's band limits, in the figure's unit.
@@ -26,7 +31,8 @@ extension ClickHouseStore {
     public func thresholds(app: String) async throws -> AppThresholds? {
         guard try await storedApp(app) != nil else { return nil }
         guard let stored = try await control(StoredThresholds.self, "thresholds", app: app, id: "") else { return AppThresholds() }
-        var settings = AppThresholds(minimumChange: stored.minimumChange, minimumVisits: stored.minimumVisits)
+        var settings = AppThresholds(minimumChange: stored.minimumChange, minimumVisits: stored.minimumVisits,
+                                     minimumInstallations: stored.minimumInstallations)
         for (name, band) in stored.bands {
             guard let figure = ThresholdFigure(rawValue: name) else { continue }
             settings.bands[figure] = BandLimits(goodBelow: band.goodBelow, criticalAbove: band.criticalAbove)
@@ -42,7 +48,8 @@ extension ClickHouseStore {
         guard try await storedApp(app) != nil else { return false }
         var bands: [String: StoredBand] = [:]
         for (figure, limits) in settings.bands { bands[figure.rawValue] = StoredBand(goodBelow: limits.goodBelow, criticalAbove: limits.criticalAbove) }
-        let stored = settings.isEmpty ? nil : StoredThresholds(bands: bands, minimumChange: settings.minimumChange, minimumVisits: settings.minimumVisits)
+        let stored = settings.isEmpty ? nil : StoredThresholds(bands: bands, minimumChange: settings.minimumChange, minimumVisits: settings.minimumVisits,
+                                                                minimumInstallations: settings.minimumInstallations)
         try await putControl("thresholds", app: app, id: "", stored)
         return true
     }

@@ -161,13 +161,15 @@ public enum ThresholdSource: String, Sendable, Hashable, Codable, CaseIterable {
     case none
 }
 
-/// An app's own thresholds: bands for the figures it chose, and the verdict's minimum
-/// change and sample. Whatever is `nil` or absent takes its default
-/// (``ThresholdFigure/defaultBands``, ``VerdictRules/standard``), so an app that sets
-/// nothing is judged exactly as before apps could set thresholds.
+/// An app's own thresholds: bands for the figures it chose, the verdict's minimum change
+/// and sample, and the installations a version needs to take part in regression alerts.
+/// Whatever is `nil` or absent takes its default (``ThresholdFigure/defaultBands``,
+/// ``VerdictRules/standard``, ``AlertRules/standard``), so an app that sets nothing is
+/// judged as before apps could set thresholds.
 ///
 /// Its JSON form is the body of `PUT /v1/apps/{app}/thresholds`:
-/// `{"bands": {"hitchRatio": {"goodBelow": 4, "criticalAbove": 8}}, "verdict": {"minimumChange": 0.1, "minimumVisits": 50}}`.
+/// `{"bands": {"hitchRatio": {"goodBelow": 4, "criticalAbove": 8}}, "verdict": {"minimumChange": 0.1, "minimumVisits": 50},
+/// "alerts": {"minimumInstallations": 50}}`.
 public struct AppThresholds: Sendable, Hashable {
     /// The bands the app set, by figure.
     public var bands: [ThresholdFigure: BandLimits]
@@ -175,16 +177,21 @@ public struct AppThresholds: Sendable, Hashable {
     public var minimumChange: Double?
     /// The minimum visits per side the app set, or `nil` for the default.
     public var minimumVisits: Int?
+    /// The fewest distinct installations a version needs to take part in regression alerts
+    /// (``AlertRules/minimumInstallations``), or `nil` for the default.
+    public var minimumInstallations: Int?
 
     /// Thresholds with these settings; by default none (every default applies).
-    public init(bands: [ThresholdFigure: BandLimits] = [:], minimumChange: Double? = nil, minimumVisits: Int? = nil) {
+    public init(bands: [ThresholdFigure: BandLimits] = [:], minimumChange: Double? = nil, minimumVisits: Int? = nil,
+                minimumInstallations: Int? = nil) {
         self.bands = bands
         self.minimumChange = minimumChange
         self.minimumVisits = minimumVisits
+        self.minimumInstallations = minimumInstallations
     }
 
     /// Whether the app set nothing.
-    public var isEmpty: Bool { bands.isEmpty && minimumChange == nil && minimumVisits == nil }
+    public var isEmpty: Bool { bands.isEmpty && minimumChange == nil && minimumVisits == nil && minimumInstallations == nil }
 
     /// The bands in effect for `figure`: the app's, else the default (possibly none).
     public func bandLimits(for figure: ThresholdFigure) -> BandLimits? {
@@ -207,6 +214,11 @@ public struct AppThresholds: Sendable, Hashable {
                      minimumVisits: minimumVisits ?? VerdictRules.standard.minimumVisits)
     }
 
+    /// The alert rules in effect: the app's minimum installations where set, the standard one otherwise.
+    public var alertRules: AlertRules {
+        AlertRules(minimumInstallations: minimumInstallations ?? AlertRules.standard.minimumInstallations)
+    }
+
     /// These settings with every setting of `other` laid over them (what `framescope apps
     /// thresholds` does with the options it is given).
     public func overlaid(with other: AppThresholds) -> AppThresholds {
@@ -214,13 +226,15 @@ public struct AppThresholds: Sendable, Hashable {
         result.bands.merge(other.bands) { _, new in new }
         result.minimumChange = other.minimumChange ?? minimumChange
         result.minimumVisits = other.minimumVisits ?? minimumVisits
+        result.minimumInstallations = other.minimumInstallations ?? minimumInstallations
         return result
     }
 
     /// The first thing wrong with the settings, naming its field, or `nil` when all are
     /// physical: each band's limits finite, from 0 to the figure's maximum, good below
     /// critical; the minimum change finite, from 0 to ``VerdictRules/maximumChange``; the
-    /// minimum sample at least 2 visits (an interval needs two) and at most ``VerdictRules/maximumVisits``.
+    /// minimum sample at least 2 visits (an interval needs two) and at most ``VerdictRules/maximumVisits``;
+    /// the minimum installations from 0 to ``AlertRules/maximumInstallations``.
     public func problem() -> ThresholdError? {
         for figure in ThresholdFigure.allCases {
             if let limits = bands[figure], let problem = limits.problem(for: figure, path: "bands.\(figure.rawValue)") { return problem }
@@ -235,6 +249,12 @@ public struct AppThresholds: Sendable, Hashable {
             guard minimumVisits >= 2, minimumVisits <= VerdictRules.maximumVisits else {
                 return ThresholdError(field: "verdict.minimumVisits",
                                       message: "minimumVisits must be a whole number from 2 (a confidence interval needs two visits per side) to \(VerdictRules.maximumVisits), not \(minimumVisits)")
+            }
+        }
+        if let minimumInstallations {
+            guard minimumInstallations >= 0, minimumInstallations <= AlertRules.maximumInstallations else {
+                return ThresholdError(field: "alerts.minimumInstallations",
+                                      message: "minimumInstallations must be a whole number of installations from 0 (every version takes part) to \(AlertRules.maximumInstallations), not \(minimumInstallations)")
             }
         }
         return nil

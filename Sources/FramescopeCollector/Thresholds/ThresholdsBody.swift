@@ -4,7 +4,7 @@ import FramescopeJSON
 ///
 /// ```json
 /// {"bands": {"hitchRatio": {"goodBelow": 4, "criticalAbove": 8}, "hangRate": null},
-///  "verdict": {"minimumChange": 0.1, "minimumVisits": 50}}
+///  "verdict": {"minimumChange": 0.1, "minimumVisits": 50}, "alerts": {"minimumInstallations": 50}}
 /// ```
 ///
 /// Every key is optional; `null` or an absent key leaves that setting at its default. An
@@ -55,13 +55,14 @@ enum ThresholdsBody {
                 throw Failure(code: "invalid_json", field: nil, message: "the body is empty; send a JSON object such as {\"bands\": {\"hitchRatio\": {\"goodBelow\": 5, \"criticalAbove\": 10}}}")
             }
             guard scanner.peek() == UInt8(ascii: "{") else {
-                throw Failure(code: "invalid_json", field: nil, message: "the body must be a JSON object with bands and verdict")
+                throw Failure(code: "invalid_json", field: nil, message: "the body must be a JSON object with bands, verdict and alerts")
             }
             var settings = AppThresholds()
-            try members(of: nil, allowed: ["bands", "verdict"]) { reader, key in
+            try members(of: nil, allowed: ["bands", "verdict", "alerts"]) { reader, key in
                 switch key {
                 case "bands": try reader.bands(into: &settings)
-                default: try reader.verdict(into: &settings)
+                case "verdict": try reader.verdict(into: &settings)
+                default: try reader.alerts(into: &settings)
                 }
             }
             path = nil
@@ -143,6 +144,13 @@ enum ThresholdsBody {
                 } else {
                     settings.minimumVisits = try reader.wholeNumber("verdict.minimumVisits", name: key)
                 }
+            }
+        }
+
+        mutating func alerts(into settings: inout AppThresholds) throws {
+            guard try !nullOrObject("alerts", "an object with minimumInstallations") else { return }
+            try members(of: "alerts", allowed: ["minimumInstallations"]) { reader, key in
+                settings.minimumInstallations = try reader.wholeNumber("alerts.minimumInstallations", name: key)
             }
         }
 

@@ -1,8 +1,9 @@
 import FramescopeCore
 
 extension AppThresholds: Codable {
-    enum Keys: String, CodingKey { case bands, verdict }
+    enum Keys: String, CodingKey { case bands, verdict, alerts }
     enum VerdictKeys: String, CodingKey { case minimumChange, minimumVisits }
+    enum AlertKeys: String, CodingKey { case minimumInstallations }
 
     /// A band's key: a ``ThresholdFigure``'s name.
     struct FigureKey: CodingKey {
@@ -12,8 +13,8 @@ extension AppThresholds: Codable {
         init?(intValue: Int) { nil }
     }
 
-    /// `{"bands": {figure: {"goodBelow", "criticalAbove"}, …}, "verdict": {"minimumChange"?, "minimumVisits"?}}`,
-    /// with only what the app set.
+    /// `{"bands": {figure: {"goodBelow", "criticalAbove"}, …}, "verdict": {"minimumChange"?, "minimumVisits"?},
+    /// "alerts": {"minimumInstallations"?}}`, with only what the app set.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Keys.self)
         var bandsContainer = container.nestedContainer(keyedBy: FigureKey.self, forKey: .bands)
@@ -23,9 +24,12 @@ extension AppThresholds: Codable {
         var verdict = container.nestedContainer(keyedBy: VerdictKeys.self, forKey: .verdict)
         try verdict.encodeIfPresent(minimumChange, forKey: .minimumChange)
         try verdict.encodeIfPresent(minimumVisits, forKey: .minimumVisits)
+        var alerts = container.nestedContainer(keyedBy: AlertKeys.self, forKey: .alerts)
+        try alerts.encodeIfPresent(minimumInstallations, forKey: .minimumInstallations)
     }
 
-    /// Reads the form ``encode(to:)`` writes; a band of an unknown figure is an error.
+    /// Reads the form ``encode(to:)`` writes; a band of an unknown figure is an error, and
+    /// a form written before a setting existed (no `alerts`) reads with that setting unset.
     /// Values are not checked here (``problem()`` does that).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Keys.self)
@@ -46,7 +50,12 @@ extension AppThresholds: Codable {
             minimumChange = try verdict.decodeIfPresent(Double.self, forKey: .minimumChange)
             minimumVisits = try verdict.decodeIfPresent(Int.self, forKey: .minimumVisits)
         }
-        self.init(bands: bands, minimumChange: minimumChange, minimumVisits: minimumVisits)
+        var minimumInstallations: Int?
+        if container.contains(.alerts), try !container.decodeNil(forKey: .alerts) {
+            let alerts = try container.nestedContainer(keyedBy: AlertKeys.self, forKey: .alerts)
+            minimumInstallations = try alerts.decodeIfPresent(Int.self, forKey: .minimumInstallations)
+        }
+        self.init(bands: bands, minimumChange: minimumChange, minimumVisits: minimumVisits, minimumInstallations: minimumInstallations)
     }
 }
 
@@ -111,6 +120,24 @@ public struct EffectiveVerdict: Sendable, Hashable, Codable {
     }
 }
 
+/// The alert rules in effect, and where they come from.
+public struct EffectiveAlertRules: Sendable, Hashable, Codable {
+    /// The fewest distinct installations a version needs to take part in regression alerts.
+    public var minimumInstallations: Int
+    /// The app's setting or the default.
+    public var minimumInstallationsSource: ThresholdSource
+    /// The most alerts one evaluation raises for the app (``AlertEvaluator/maximumAlertsPerPass``,
+    /// fixed): more wait for the next pass, an hour later.
+    public var maximumAlertsPerPass: Int
+
+    /// The rules in effect under `settings`.
+    public init(settings: AppThresholds) {
+        minimumInstallations = settings.alertRules.minimumInstallations
+        minimumInstallationsSource = settings.minimumInstallations != nil ? .app : .default
+        maximumAlertsPerPass = AlertEvaluator.maximumAlertsPerPass
+    }
+}
+
 /// The answer of `GET` and `PUT /v1/apps/{app}/thresholds`: what the app set (the form a
 /// `PUT` takes, so a client can read, change and send it back) and what is in effect.
 public struct ThresholdsResponse: Sendable, Hashable, Codable {
@@ -122,6 +149,8 @@ public struct ThresholdsResponse: Sendable, Hashable, Codable {
     public var bands: [EffectiveBand]
     /// The verdict rules in effect.
     public var verdict: EffectiveVerdict
+    /// The alert rules in effect.
+    public var alerts: EffectiveAlertRules
 
     /// The answer for `app` with `settings`.
     public init(app: String, settings: AppThresholds) {
@@ -129,5 +158,6 @@ public struct ThresholdsResponse: Sendable, Hashable, Codable {
         self.settings = settings
         bands = ThresholdFigure.allCases.map { EffectiveBand($0, settings: settings) }
         verdict = EffectiveVerdict(settings: settings)
+        alerts = EffectiveAlertRules(settings: settings)
     }
 }

@@ -312,6 +312,20 @@ extension SQLiteStore {
                     """)
             }
         }
+        migrator.registerMigration("v13: per-app alert rules") { db in
+            // The fewest distinct installations a version needs to take part in regression
+            // alerts; no row means the default (apps set before v13 read with it).
+            try db.execute(sql: """
+                CREATE TABLE app_alert_rules (
+                    app_id TEXT PRIMARY KEY REFERENCES apps(id),
+                    minimum_installations INTEGER NOT NULL CHECK (minimum_installations >= 0)
+                );
+                """)
+        }
+        migrator.registerMigration(MigrationV14.name) { db in
+            // Frozen SQL of its own (Migrations/MigrationV14.swift).
+            try MigrationV14.run(db)
+        }
         return migrator
     }
 }
