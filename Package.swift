@@ -175,7 +175,8 @@ let package = Package(
         // Real ClickHouse servers and ZooKeeper for tests, started and stopped by process id
         // (Debian's clickhouse-server and zookeeper; scripts/test installs them).
         .target(name: "FramescopeClickHouseTesting", dependencies: ["FramescopeClickHouse"], path: "Tests/ClickHouseTesting"),
-        .testTarget(name: "FramescopeClickHouseTests", dependencies: ["FramescopeClickHouse", "FramescopeClickHouseTesting", "FramescopeCollector", "FramescopeCore", "FramescopeSimulation"]),
+        .testTarget(name: "FramescopeClickHouseTests", dependencies: ["FramescopeClickHouse", "FramescopeClickHouseTesting", "FramescopeCollector", "FramescopeCore", "FramescopeSimulation"],
+                    exclude: ["Fixtures"]),
         .testTarget(
             name: "FramescopeCollectorTests",
             dependencies: [
