@@ -50,3 +50,12 @@ public protocol CollectorErrorConvertible: Error {
     var collectorError: CollectorError { get }
 }
 
+
+extension CollectorError {
+    /// 503 `store_unavailable` with `Retry-After: 60`: the SQLite store's disk is full
+    /// (`SQLITE_FULL`). Its transaction was rolled back, so the batch was not kept and the
+    /// device sends it again; an operator has to free space, hence a minute, not seconds.
+    public static let storeFull = CollectorError(.serviceUnavailable, code: "store_unavailable",
+                                                 message: "the collector's store is full (no space left for the database); send again later",
+                                                 headers: [.retryAfter: "60"])
+}

@@ -16,7 +16,9 @@ import FramescopeCore
 ///
 /// Rows without data are skipped and counted (``note``): `0 0 0` (the history is not full
 /// yet) and an actual present time of `INT64_MAX` (a frame whose present fence has not
-/// signalled). Rows must present in order; anything else is an error naming the line.
+/// signalled). Rows must present in order; anything else is an error naming the line. A
+/// dump without a single presented frame (all pending, all `0 0 0`, or the period alone)
+/// is an error too, as any recording with no frame is.
 struct SurfaceFlingerLatencyReader {
     let file: String
 
@@ -39,6 +41,22 @@ struct SurfaceFlingerLatencyReader {
         guard state.period != nil else {
             throw TraceError(kind: .data, file: file, line: 1, message: "is empty; expected the refresh period in nanoseconds on the first line")
         }
+        // No frame reached the screen: like any recording without a frame, this is not a
+        // usable trace (exit 65), not a report of nothing.
+        guard state.presentedRows > 0 else {
+            var skipped: [String] = []
+            if state.pendingRows > 0 {
+                skipped.append("\(state.pendingRows) frame\(state.pendingRows == 1 ? "" : "s") not yet presented (pending fence)")
+            }
+            if state.emptyRows > 0 {
+                skipped.append("\(state.emptyRows) row\(state.emptyRows == 1 ? "" : "s") of 0 0 0")
+            }
+            let what = skipped.isEmpty ? "only the refresh period" : skipped.joined(separator: " and ")
+            throw TraceError(kind: .data, file: file, message: """
+                has no presented frame (\(what)); dump again while the layer draws: \
+                adb shell dumpsys SurfaceFlinger --latency <layer>
+                """)
+        }
         if state.emptyRows > 0 {
             note("skipped \(state.emptyRows) row\(state.emptyRows == 1 ? "" : "s") of 0 0 0 (no frame recorded yet)")
         }
@@ -53,6 +71,8 @@ struct SurfaceFlingerLatencyReader {
         var lastPresent: Int64?
         var emptyRows = 0
         var pendingRows = 0
+        /// Frames with an actual present time, each one tick.
+        var presentedRows = 0
 
         mutating func take(_ bytes: UnsafeRawBufferPointer, _ number: Int, file: String,
                            _ handle: (TraceEvent, _ line: Int) throws(TraceError) -> Void) throws(TraceError) {
@@ -89,6 +109,7 @@ struct SurfaceFlingerLatencyReader {
                 throw refuse("actual present time \(actual) is not after the previous frame's \(lastPresent)")
             }
             lastPresent = actual
+            presentedRows += 1
             try handle(.tick(FrameTick(timestamp: Double(actual) / 1e9, targetTimestamp: nil)), number)
         }
 

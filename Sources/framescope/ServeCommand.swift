@@ -16,7 +16,9 @@ struct ServeCommand: AsyncParsableCommand {
             (id 'demo') if it is missing, fills it with four weeks of simulated fleet data, and \
             prints its keys. Raw events older than --retention-days are deleted in the background; \
             rollups stay. Stops gracefully on SIGTERM or SIGINT: in-flight requests finish and \
-            their batches are committed first.
+            their batches are committed first. Connections are limited (--max-connections, from the \
+            descriptor limit) and closed when idle (--idle-timeout); request bodies must keep a pace \
+            (docs/security.md, "Limits and their defaults").
             """
     )
 
@@ -67,6 +69,14 @@ struct ServeCommand: AsyncParsableCommand {
                                valueName: "url"))
     var publicURL: String?
 
+    @Option(help: ArgumentHelp("Connections open at once; at the limit the one idle longest is closed to make room (default: the descriptor limit, ulimit -n, less \(ConnectionLimits.reservedDescriptors)).",
+                               valueName: "n"))
+    var maxConnections: Int?
+
+    @Option(help: ArgumentHelp("Seconds a connection may wait for a complete request head, or pause within a body, before it is closed.",
+                               valueName: "seconds"))
+    var idleTimeout = ConnectionLimits.defaultIdleTimeout
+
     mutating func validate() throws {
         if let publicURL, let problem = WebhookURL.problem(publicURL) {
             throw ValidationError("--public-url: \(problem.message.replacingOccurrences(of: "url ", with: "it "))")
@@ -80,6 +90,15 @@ struct ServeCommand: AsyncParsableCommand {
         if !(1...1_000_000).contains(maxScreensPerDay) { throw ValidationError("--max-screens-per-day must be 1–1000000") }
         if !(1...1_000_000).contains(maxValuesPerDay) { throw ValidationError("--max-values-per-day must be 1–1000000") }
         if !(1...1_000_000).contains(maxDeviceModelsPerDay) { throw ValidationError("--max-device-models-per-day must be 1–1000000") }
+        if !(idleTimeout >= 1 && idleTimeout <= 3_600) { throw ValidationError("--idle-timeout must be 1–3600 seconds") }
+        if let maxConnections {
+            let descriptors = ConnectionLimits.descriptorLimit()
+            let most = descriptors.map { ConnectionLimits.defaultMaximumConnections(descriptorLimit: $0) } ?? 1_000_000
+            if !(1...most).contains(maxConnections) {
+                throw ValidationError("--max-connections must be 1–\(most)"
+                    + (descriptors.map { " (the descriptor limit, \($0), less \(ConnectionLimits.reservedDescriptors) kept for the store); raise it with ulimit -n first" } ?? ""))
+            }
+        }
         if Logger.Level(rawValue: logLevel) == nil {
             throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
         }
@@ -126,11 +145,20 @@ struct ServeCommand: AsyncParsableCommand {
         let collector = Collector(store: store, limits: limits, adminToken: adminToken, additionalRoutes: { router in
             DashboardRoutes(pages: dashboard, trustProxy: trustProxy).register(on: router)
         })
+        let descriptors = ConnectionLimits.descriptorLimit()
+        let connectionLimits = ConnectionLimits(maximumConnections: maxConnections ?? ConnectionLimits.defaultMaximumConnections(descriptorLimit: descriptors),
+                                                idleTimeout: idleTimeout)
+        lines.append("connections: at most \(connectionLimits.maximumConnections)"
+            + (descriptors.map { " (descriptor limit \($0))" } ?? "") + ", idle timeout \(Self.seconds(connectionLimits.idleTimeout)) s")
+        let connections = ConnectionGuard(limits: connectionLimits, logger: logger)
         let announcement = lines
         let host = self.host
         let app = Application(
-            router: collector.router,
-            configuration: .init(address: .hostname(host, port: port), serverName: "framescope"),
+            responder: connections.responder(wrapping: collector.router.buildResponder()),
+            server: .http1(configuration: .init(additionalChannelHandlers: [connections.makeHandler()],
+                                                idleTimeout: .milliseconds(Int64((connectionLimits.idleTimeout * 1_000).rounded())))),
+            configuration: .init(address: .hostname(host, port: port), serverName: "framescope",
+                                 availableConnectionsDelegate: .maximum(connectionLimits.maximumConnections, logger: logger)),
             services: collector.services(retention: retentionDays * 86_400, publicURL: publicURL ?? "http://\(host):\(port)", jobs: !noJobs, logger: logger),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? 0
@@ -145,5 +173,10 @@ struct ServeCommand: AsyncParsableCommand {
             logger: logger
         )
         try await app.runService()
+    }
+
+    /// `seconds` without a trailing `.0`.
+    static func seconds(_ seconds: Double) -> String {
+        seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
     }
 }

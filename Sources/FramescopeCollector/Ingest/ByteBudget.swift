@@ -1,7 +1,8 @@
 /// A bound on the request bytes the collector holds at once: each ingest request
-/// reserves its body's size before reading it (and its decompressed size before
-/// inflating it) and gives both back when it is answered. A request that does not fit
-/// is answered 503 with `Retry-After` instead of growing memory without limit.
+/// reserves its body's bytes as they arrive (never what it only declares, so a client that
+/// announces 4 MiB and trickles holds what it has sent), and the decompressed size before
+/// inflating it, and gives all back when it is answered. A request whose next bytes do not
+/// fit is answered 503 with `Retry-After` instead of growing memory without limit.
 public actor ByteBudget {
     /// The most bytes held at once.
     public let capacity: Int

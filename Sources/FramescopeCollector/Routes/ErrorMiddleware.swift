@@ -1,15 +1,24 @@
 import Foundation
+import GRDB
 import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// Turns every error into the collector's JSON error shape.
+/// Turns every error into the collector's JSON error shape, and refuses a request whose
+/// `Transfer-Encoding` cannot frame a body (``TransferCoding``) before any route runs.
+///
+/// Log levels: a refusal the client caused is `info`; a 5xx is `error`. A malformed HTTP
+/// message (NIO's parser error, from reading the body) is passed on unchanged, so that
+/// Hummingbird answers it 400 and closes the connection, and logged at `info`.
 struct ErrorShapeMiddleware: RouterMiddleware {
     typealias Context = CollectorRequestContext
 
-    /// Logs a refused request with the context's request id (`hb.request.id`), its code and field.
+    /// Logs a refused request with the context's request id (`hb.request.id`), its code and
+    /// field: at `error` for a 5xx the collector is answerable for, at `info` for what the
+    /// client caused (a 4xx, and 501 for a coding it asked for that the collector lacks).
     static func log(_ error: CollectorError, _ request: Request, _ context: CollectorRequestContext) {
-        context.logger.log(level: error.status.code >= 500 ? .error : .info, "request refused", metadata: [
+        let ours = error.status.code >= 500 && error.status != .notImplemented
+        context.logger.log(level: ours ? .error : .info, "request refused", metadata: [
             "method": .string(request.method.rawValue), "path": .string(request.uri.path), "status": .stringConvertible(error.status.code),
             "code": .string(error.code), "field": .string(error.field ?? ""),
         ])
@@ -17,13 +26,33 @@ struct ErrorShapeMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: CollectorRequestContext,
                 next: (Request, CollectorRequestContext) async throws -> Response) async throws -> Response {
+        if let refused = TransferCoding.problem(in: request.headers) {
+            Self.log(refused, request, context)
+            throw refused
+        }
         do {
             return try await next(request, context)
         } catch {
+            if Self.isHTTPParserError(error) {
+                context.logger.info("request refused", metadata: [
+                    "method": .string(request.method.rawValue), "path": .string(request.uri.path), "status": "400",
+                    "code": "malformed_http", "error": .string(String(describing: error)),
+                ])
+                throw error
+            }
             let shaped = Self.shape(error, request, context)
             Self.log(shaped, request, context)
             throw shaped
         }
+    }
+
+    /// Whether `error` is NIO's `HTTPParserError`: the bytes after the request head are not
+    /// HTTP/1.1 (a bad chunk size, a `Transfer-Encoding` the parser refuses).
+    ///
+    /// Named by its type's name because the collector does not link `NIOHTTP1` itself (only
+    /// Hummingbird does); Hummingbird matches the type to answer 400 and close.
+    static func isHTTPParserError(_ error: any Error) -> Bool {
+        String(reflecting: type(of: error)) == "NIOHTTP1.HTTPParserError"
     }
 
     /// The collector error for any error a route threw; unknown errors become a 500 that reveals nothing.
@@ -38,6 +67,10 @@ struct ErrorShapeMiddleware: RouterMiddleware {
                                   message: error.body ?? error.status.reasonPhrase, headers: error.headers)
         case is NIOTooManyBytesError:
             return CollectorError(.contentTooLarge, code: "body_too_large", message: "the request body is larger than the collector accepts")
+        case let error as DatabaseError where error.resultCode == .SQLITE_FULL:
+            // The disk (or the database's size limit) is full: the transaction was rolled
+            // back, so nothing of the batch was kept and the device may send it again.
+            return .storeFull
         default:
             context.logger.error("unhandled error", metadata: ["error": .string(String(describing: error))])
             return CollectorError(.internalServerError, code: "internal", message: "internal error")
