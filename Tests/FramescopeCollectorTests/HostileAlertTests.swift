@@ -55,7 +55,7 @@ struct HostileAlertTests {
         "\(alerts.map { "\($0.screen) \($0.metric) \($0.baseline)→\($0.candidate)" })"
     }
 
-    @Test("Every demo version has at least the default minimum of installations, so the demo's alerts stand")
+    @Test("Every demo version has at least the default minimum of installations, so the demo's alerts stand; raised above the fleet, the minimum leaves every version out, and 0 lets every version take part")
     func demoVersionsAreInstalledWidely() async throws {
         let (store, keepAlive) = try await Self.demoStore(.sqliteMemory)
         let (from, to) = AlertEvaluator(store: store).range(now: Self.now)
@@ -63,6 +63,12 @@ struct HostileAlertTests {
         let installations = Dictionary(uniqueKeysWithValues: versions.map { ($0.dimensionValue ?? "", $0.rollup.devices.estimate) })
         #expect(installations.keys.sorted() == ["3.0.0", "3.1.0", "3.2.0"])
         #expect(installations.values.allSatisfy { $0 >= AlertRules.standard.minimumInstallations }, "\(installations)")
+
+        #expect(try await store.setThresholds(AppThresholds(minimumInstallations: 41), app: "demo"))
+        let none = try await AlertEvaluator(store: store).evaluation(app: "demo", now: Self.now)
+        #expect(none.raised.isEmpty && none.versionsLeftOut == ["3.0.0", "3.1.0", "3.2.0"])
+        #expect(try await store.setThresholds(AppThresholds(minimumInstallations: 0), app: "demo"))
+        #expect(try await !AlertEvaluator(store: store).evaluate(now: Self.now).isEmpty)
         withExtendedLifetime(keepAlive) {}
     }
 
@@ -204,17 +210,6 @@ struct HostileAlertTests {
         #expect(try await store.setThresholds(AppThresholds(minimumVisits: 30), app: "shop"))
         #expect(try await store.thresholds(app: "shop")?.minimumInstallations == nil)
         #expect(try await store.thresholds(app: "shop")?.alertRules == AlertRules.standard)
-        withExtendedLifetime(keepAlive) {}
-    }
-
-    @Test("The minimum installations applies: raised above the demo's fleet, the demo raises nothing; 0 lets every version take part")
-    func minimumInstallationsApplies() async throws {
-        let (store, keepAlive) = try await Self.demoStore(.sqliteMemory)
-        #expect(try await store.setThresholds(AppThresholds(minimumInstallations: 41), app: "demo"))
-        let none = try await AlertEvaluator(store: store).evaluation(app: "demo", now: Self.now)
-        #expect(none.raised.isEmpty && none.versionsLeftOut == ["3.0.0", "3.1.0", "3.2.0"])
-        #expect(try await store.setThresholds(AppThresholds(minimumInstallations: 0), app: "demo"))
-        #expect(try await !AlertEvaluator(store: store).evaluate(now: Self.now).isEmpty)
         withExtendedLifetime(keepAlive) {}
     }
 }
