@@ -3,11 +3,12 @@
 /// and tallies delta-coded. It decodes about an order of magnitude faster than the JSON
 /// form and is checked the same way (``FrameReport/inconsistency``).
 ///
-/// Layout, version 1: the byte `1`; the counters `frames`, `durationNanoseconds`,
-/// `firstFrames`, `firstDurationNanoseconds`, `droppedFrames`, `dropEvents`,
-/// `maxDroppedFrames`, `hitchTimeNanoseconds`, `hangs`, `hangTimeNanoseconds`,
-/// `slowFrames`, `frozenFrames`, `rejectedTicks` as varints (the four nanosecond totals
-/// as varints of up to 128 bits, which read as 64-bit varints wherever they fit); `minFrameDuration` and
+/// Layout, version 1: the byte `1`; the thirteen counters of ``FrameReport/counters`` in
+/// their order (`frames`, `durationNanoseconds`, `firstFrames`, `firstDurationNanoseconds`,
+/// `droppedFrames`, `dropEvents`, `maxDroppedFrames`, `hitchTimeNanoseconds`, `hangs`,
+/// `hangTimeNanoseconds`, `slowFrames`, `frozenFrames`, `rejectedTicks`) as varints (the
+/// four nanosecond totals as varints of up to 128 bits, which read as 64-bit varints
+/// wherever they fit); `minFrameDuration` and
 /// `maxFrameDuration` as 8-byte bit patterns (NaN for none); `stabilityBand` as 8
 /// bytes; then the frame-duration buckets, the window-FPS tally and the refresh-rate
 /// tally, each as a count followed by (index delta, count) varint pairs.
@@ -20,15 +21,12 @@ extension FrameReport {
         var writer = BinaryWriter()
         writer.bytes.reserveCapacity(64 + frameDurations.buckets.count * 3 + windowFPS.entries.count * 4)
         writer.bytes.append(Self.binaryVersion)
-        writer.unsigned(UInt64(clamping: frames))
-        writer.total(durationNanoseconds)
-        writer.unsigned(UInt64(clamping: firstFrames))
-        writer.total(firstDurationNanoseconds)
-        for value in [droppedFrames, dropEvents, maxDroppedFrames] { writer.unsigned(UInt64(clamping: value)) }
-        writer.total(hitchTimeNanoseconds)
-        writer.unsigned(UInt64(clamping: hangs))
-        writer.total(hangTimeNanoseconds)
-        for value in [slowFrames, frozenFrames, rejectedTicks] { writer.unsigned(UInt64(clamping: value)) }
+        for counter in Self.counters {
+            switch counter.kind {
+            case .count, .maximum: writer.unsigned(UInt64(clamping: self[count: counter]))
+            case .nanoseconds: writer.total(self[nanoseconds: counter])
+            }
+        }
         writer.double(minFrameDuration ?? .nan)
         writer.double(maxFrameDuration ?? .nan)
         writer.double(stabilityBand)
@@ -48,19 +46,12 @@ extension FrameReport {
         var reader = BinaryReader(bytes: Array(bytes))
         guard try reader.byte() == Self.binaryVersion else { throw BinaryReportError("unknown binary report version") }
         self.init()
-        frames = try reader.count()
-        durationNanoseconds = try reader.total()
-        firstFrames = try reader.count()
-        firstDurationNanoseconds = try reader.total()
-        droppedFrames = try reader.count()
-        dropEvents = try reader.count()
-        maxDroppedFrames = try reader.count()
-        hitchTimeNanoseconds = try reader.total()
-        hangs = try reader.count()
-        hangTimeNanoseconds = try reader.total()
-        slowFrames = try reader.count()
-        frozenFrames = try reader.count()
-        rejectedTicks = try reader.count()
+        for counter in Self.counters {
+            switch counter.kind {
+            case .count, .maximum: self[count: counter] = try reader.count()
+            case .nanoseconds: self[nanoseconds: counter] = try reader.total()
+            }
+        }
         let low = try reader.double()
         let high = try reader.double()
         minFrameDuration = low.isNaN ? nil : low

@@ -2,7 +2,9 @@
 /// same checks as the binary form's decoder, so a store cannot hand the queries a report
 /// that no recording could produce.
 extension FrameReport {
-    /// The mergeable state of a report, field by field, as a store keeps it.
+    /// The mergeable state of a report, field by field, as a store keeps it: a field per
+    /// ``FrameReport/counters`` entry (reached by name or by ``subscript(count:)`` and
+    /// ``subscript(nanoseconds:)``), the extremes, the histograms and the stability band.
     public struct StoredSums: Sendable, Hashable {
         /// ``FrameReport/frames``.
         public var frames = 0
@@ -52,21 +54,14 @@ extension FrameReport {
     ///   report (``inconsistency``).
     public init(storedSums sums: StoredSums) throws(BinaryReportError) {
         self.init()
-        frames = sums.frames
-        durationNanoseconds = sums.durationNanoseconds
-        firstFrames = sums.firstFrames
-        firstDurationNanoseconds = sums.firstDurationNanoseconds
+        for counter in Self.counters {
+            switch counter.kind {
+            case .count, .maximum: self[count: counter] = sums[count: counter]
+            case .nanoseconds: self[nanoseconds: counter] = sums[nanoseconds: counter]
+            }
+        }
         minFrameDuration = sums.minFrameDuration
         maxFrameDuration = sums.maxFrameDuration
-        droppedFrames = sums.droppedFrames
-        dropEvents = sums.dropEvents
-        maxDroppedFrames = sums.maxDroppedFrames
-        hitchTimeNanoseconds = sums.hitchTimeNanoseconds
-        hangs = sums.hangs
-        hangTimeNanoseconds = sums.hangTimeNanoseconds
-        slowFrames = sums.slowFrames
-        frozenFrames = sums.frozenFrames
-        rejectedTicks = sums.rejectedTicks
         frameDurations = sums.frameDurations
         windowFPS = sums.windowFPS
         refreshRates = sums.refreshRates

@@ -21,8 +21,10 @@ struct VisitColumnsTests {
         }
     }
 
-    /// The engine's merge of `columns`, done here element by element.
-    static func engineMerge(_ columns: [VisitColumns], devices: [UInt16]) throws -> RollupValue {
+    /// The engine's merge of `columns` (rows of any layouts, so arrays of any lengths), done
+    /// here element by element as `sumForEach`, `minForEach`, `maxForEach`, `sumMap` and
+    /// `argMinIf` (the band of the first row with frames) do.
+    static func engineMerged(_ columns: [VisitColumns]) -> VisitColumns {
         func elementwise<T>(_ arrays: [[T]], _ combine: (T, T) -> T) -> [T] {
             var result: [T] = []
             for array in arrays {
@@ -35,17 +37,25 @@ struct VisitColumnsTests {
         var tallies: [UInt64: UInt64] = [:]
         for column in columns { for (key, count) in zip(column.tallyKeys, column.tallyCounts) { tallies[key, default: 0] += count } }
         let keys = tallies.keys.sorted()
-        return try VisitColumns.value(counts: elementwise(columns.map(\.counts), +), sums: elementwise(columns.map(\.sums), +),
-                                      mins: elementwise(columns.map(\.mins), min), maxes: elementwise(columns.map(\.maxes), max),
-                                      tallyKeys: keys, tallyCounts: keys.map { tallies[$0] ?? 0 }, deviceCodes: devices,
-                                      band: columns.first { $0.counts[1] + $0.counts[4] + $0.counts[16] > 0 }?.band ?? 0.2)
+        return VisitColumns(counts: elementwise(columns.map(\.counts), +), sums: elementwise(columns.map(\.sums), +),
+                            mins: elementwise(columns.map(\.mins), min), maxes: elementwise(columns.map(\.maxes), max),
+                            tallyKeys: keys, tallyCounts: keys.map { tallies[$0] ?? 0 },
+                            band: columns.first { $0.counts[1] + $0.counts[4] + $0.counts[16] > 0 }?.band ?? 0.2)
+    }
+
+    /// The engine's merge of `columns`, decoded.
+    static func engineMerge(_ columns: [VisitColumns], devices: [UInt16]) throws -> RollupValue {
+        let merged = engineMerged(columns)
+        return try VisitColumns.value(counts: merged.counts, sums: merged.sums, mins: merged.mins, maxes: merged.maxes,
+                                      tallyKeys: merged.tallyKeys, tallyCounts: merged.tallyCounts, deviceCodes: devices, band: merged.band)
     }
 
     @Test("One visit decodes to its own rollup value; a group decodes to the merge of the visits")
     func roundTrip() throws {
         let visits = Self.visits()
         let columns = try visits.map { try VisitColumns(visit: $0) }
-        #expect(columns.allSatisfy { $0.counts.count == VisitColumns.countElements && $0.sums.count == 5 * VisitMetric.allCases.count })
+        #expect(columns.allSatisfy { $0.counts.count == VisitColumns.Layout.current.counts.count && $0.sums.count == VisitColumns.Layout.current.sums.count })
+        #expect(columns.allSatisfy { $0.mins.count == 2 && $0.maxes.count == 4 })
         for (visit, column) in zip(visits, columns) {
             #expect(try Self.engineMerge([column], devices: []) == RollupValue(visit: visit))
         }

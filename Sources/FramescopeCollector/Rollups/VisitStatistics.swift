@@ -6,8 +6,10 @@ import FramescopeCore
 ///
 /// The raw value is the figure's name in JSON, SQL and on the dashboard, and equals
 /// the report key where the report has one (`hitchRatio`, `hangRate`, `averageFPS`).
-/// Rollup rows store each figure's statistics under this name (not the case's position,
-/// so cases may be reordered or added freely); renaming a case needs a migration.
+/// SQLite's rollup rows store each figure's statistics under this name (not the case's
+/// position, so cases may be reordered or added freely); renaming a case needs a migration.
+/// ClickHouse's rows store them by ``storageID`` at the places its frozen layout gives
+/// (`VisitColumns.Layout`): a new case takes the next unused id and a new layout version.
 public enum VisitMetric: String, CaseIterable, Sendable, Codable, Hashable {
     /// Hitch time per second of the whole visit (ms/s): Σ hitch ms / Σ duration s.
     case hitchRatio
@@ -19,6 +21,27 @@ public enum VisitMetric: String, CaseIterable, Sendable, Codable, Hashable {
     case averageFPS
     /// Frozen frames per 1 000 frames: 1000 · Σ frozen / Σ frames.
     case frozenFramesPerThousand
+
+    /// The figure's permanent storage id, like a protobuf field number: how stored layouts
+    /// that do not spell out names (the ClickHouse store's `VisitColumns.Layout`) refer to
+    /// it. Never changed or reused, whatever the case's name or position; a new case takes
+    /// the next unused id (6).
+    public var storageID: Int {
+        switch self {
+        case .hitchRatio: 1
+        case .motionHitchRatio: 2
+        case .hangRate: 3
+        case .averageFPS: 4
+        case .frozenFramesPerThousand: 5
+        }
+    }
+
+    /// The figure whose ``storageID`` is `storageID`, or `nil` when none has it (a figure
+    /// a later release added).
+    public init?(storageID: Int) {
+        guard let metric = Self.allCases.first(where: { $0.storageID == storageID }) else { return nil }
+        self = metric
+    }
 
     /// The unit the value is in, as printed after numbers: the ``QueryFigure``'s.
     public var unit: String { QueryFigure(self).unit }
