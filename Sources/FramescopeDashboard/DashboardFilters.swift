@@ -29,6 +29,14 @@ public struct DashboardFilters: Sendable, Hashable {
     /// The app's declared tag keys (read once per page): the filter bar's tag menus and the
     /// break-down's tag choices.
     public var declaredTags: [String] = []
+    /// What a filter menu's search box holds, by menu name (`find.appVersion=3.1` under
+    /// `appVersion`, `find.tag.experiment=B` under `tag.experiment`): the menu then offers
+    /// the values with the most visits that contain it. Not part of ``queryString(_:)``:
+    /// a link keeps the filters, not the searches.
+    public var searches: [String: String] = [:]
+
+    /// The parameter prefix of a menu's search box.
+    public static let searchPrefix = "find."
 
     /// The filter on `dimension` as text, `nil` for any value.
     public subscript(dimension: QueryDimension) -> String? { values[dimension] }
@@ -56,6 +64,13 @@ public struct DashboardFilters: Sendable, Hashable {
             guard let text = parameters[dimension.queryName], !text.isEmpty else { continue }
             let value = String(text.prefix(128))
             if dimension.problem(with: value) == nil { values[dimension] = value }
+        }
+        for (name, text) in parameters where name.hasPrefix(Self.searchPrefix) {
+            let menu = String(name.dropFirst(Self.searchPrefix.count))
+            let search = String(text.trimmingCharacters(in: .whitespaces).prefix(64))
+            let isMenu = QueryDimension(queryName: menu).map { $0.values == .text && $0.isRollupDimension } ?? false
+                || DeclaredTags.key(inParameter: menu).map { declaredTags.contains($0) } ?? false
+            if isMenu, !search.isEmpty { searches[menu] = search }
         }
     }
 

@@ -15,6 +15,8 @@ extension DashboardPages {
         var rows: [Row]
         /// The current filters, kept as hidden fields when the choice changes.
         var hidden: [Hidden]
+        /// Said under the table when it shows only the values with the most visits.
+        var note: String?
     }
 
     /// The figures of `query` per value of `filters.breakdown`, or of the declared tag
@@ -22,8 +24,9 @@ extension DashboardPages {
     func breakdownSection(app: String, filters: DashboardFilters, query: ScreenQuery, base: String, chrome: Chrome) async throws -> BreakdownSection {
         let dimension = filters.breakdown
         let tagKey = filters.breakdownTag
-        let groups = try await store.aggregate(app: app, query: tagKey.map { AggregateQuery(filter: query, tagKey: $0) }
-                                                                    ?? AggregateQuery(filter: query, dimension: dimension))
+        let all = try await store.aggregate(app: app, query: tagKey.map { AggregateQuery(filter: query, tagKey: $0) }
+                                                                 ?? AggregateQuery(filter: query, dimension: dimension))
+        let (groups, leftOut) = Self.mostVisited(all, limit: DashboardLimits.tableRows)
         let rows = groups.map { group -> BreakdownSection.Row in
             let value = group.dimensionValue ?? ""
             var fixed = filters
@@ -46,6 +49,7 @@ extension DashboardPages {
         if let tag = filters.tag { hidden.append(Hidden(name: DeclaredTags.parameterPrefix + tag.key, value: tag.value)) }
         let heading = tagKey.map { "tag \($0)" } ?? dimension.dimension.labelInSentence
         return BreakdownSection(heading: heading, column: tagKey.map { "Tag \($0)" } ?? dimension.dimension.label,
-                                choices: choices, rows: rows, hidden: hidden)
+                                choices: choices, rows: rows, hidden: hidden,
+                                note: Self.leftOutNote(shown: groups.count, leftOut: leftOut, noun: "values", how: "choose one in the filters"))
     }
 }

@@ -25,6 +25,8 @@ extension DashboardPages {
         var onlyScreen: String? = nil
         /// The same comparison with every screen.
         var allScreensLink = ""
+        /// Said under the table when it lists only the first ``DashboardLimits/compareRows`` screens.
+        var rowsNote: String? = nil
     }
 
     static func summary(regressed: Int, improved: Int) -> String {
@@ -52,8 +54,16 @@ extension DashboardPages {
         unfiltered.values[.appVersion] = nil
         let query = unfiltered.query(now: now)
         let base = "/dashboard/apps/\(percentEncode(app))"
-        let versions = try await store.dimensionValues(app: app, dimension: .appVersion, from: query.from, to: query.to)
-            .sorted { $0.compare($1, options: .numeric) == .orderedAscending }
+        // The versions with the most visits (however many there are), and the ones asked for
+        // when they have data.
+        var offered = try await store.topDimensionValues(app: app, dimension: .appVersion, from: query.from, to: query.to, search: nil,
+                                                         limit: DashboardLimits.compareVersions).map(\.value)
+        for asked in [baseline, candidate].compactMap({ $0 }) where !asked.isEmpty && !offered.contains(asked) {
+            let found = try await store.topDimensionValues(app: app, dimension: .appVersion, from: query.from, to: query.to, search: asked,
+                                                           limit: ValueVisits.maximumLimit)
+            if found.contains(where: { $0.value == asked }) { offered.append(asked) }
+        }
+        let versions = offered.sorted { $0.compare($1, options: .numeric) == .orderedAscending }
         let chosenCandidate = candidate.flatMap { versions.contains($0) ? $0 : nil } ?? versions.last ?? ""
         let chosenBaseline = baseline.flatMap { versions.contains($0) ? $0 : nil }
             ?? versions.last { $0 != chosenCandidate && $0.compare(chosenCandidate, options: .numeric) == .orderedAscending } ?? versions.first ?? ""
@@ -80,14 +90,22 @@ extension DashboardPages {
         }
         let onlyScreen = screen.flatMap { $0.isEmpty ? nil : String($0.prefix(128)) }
         if let onlyScreen { rows = rows.filter { $0.screen == onlyScreen } }
+        // Regressions come first, then improvements: the rows left out are the quietest.
+        let listed = rows.count
+        let summary = Self.summary(regressed: rows.filter { $0.verdict == "regressed" }.count, improved: rows.filter { $0.verdict == "improved" }.count)
+        rows = Array(rows.prefix(DashboardLimits.compareRows))
         var page = ComparePage(page: chrome, hasVersions: versions.count >= 2,
                                baselineOptions: versions.map { Option(value: $0, label: $0, selected: $0 == chosenBaseline) },
                                candidateOptions: versions.map { Option(value: $0, label: $0, selected: $0 == chosenCandidate) },
                                baseline: chosenBaseline, candidate: chosenCandidate, hasData: !rows.isEmpty, rows: rows,
                                headers: Self.columnHeaders,
-                               summary: Self.summary(regressed: rows.filter { $0.verdict == "regressed" }.count, improved: rows.filter { $0.verdict == "improved" }.count),
+                               summary: summary,
                                verdictRule: Self.verdictRule(chrome.thresholds))
         page.onlyScreen = onlyScreen
+        if listed > rows.count {
+            page.rowsNote = "Listing the first \(groupThousands(rows.count)) of \(groupThousands(listed)) screens, regressions first: "
+                + "the \(groupThousands(listed - rows.count)) left out changed least; choose a screen's page or filter to see one."
+        }
         page.allScreensLink = base + "/compare" + unfiltered.queryString([("baseline", chosenBaseline), ("candidate", chosenCandidate)])
         return library.render(page, withTemplate: "compare") ?? ""
     }

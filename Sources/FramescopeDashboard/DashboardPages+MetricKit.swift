@@ -8,6 +8,8 @@ extension DashboardPages {
         var rows: [MetricKitRow]
         /// Said when a screen filter is set: MetricKit has no screens.
         var screenNote: String?
+        /// Said under the table when it shows only the versions with the most payloads.
+        var note: String? = nil
     }
 
     /// One app version: Apple's figures and the SDK's nearest ones, as text and raw numbers
@@ -27,7 +29,10 @@ extension DashboardPages {
     /// `nil` when no MetricKit payload matches the filters.
     static func metricKitSection(apple: [MetricKitVersionSummary], framescope: [RollupAggregate], screenFiltered: Bool) -> MetricKitSection? {
         guard !apple.isEmpty else { return nil }
-        let rows = apple.map { summary in
+        // The versions with the most payloads, in version order.
+        let kept = Set(apple.indices.sorted { apple[$0].payloads > apple[$1].payloads }.prefix(DashboardLimits.tableRows))
+        let shown = apple.indices.filter { kept.contains($0) }.map { apple[$0] }
+        let rows = shown.map { summary in
             let sdk = framescope.first { $0.dimensionValue == summary.appVersion }
             let ratio = sdk.flatMap { QueryFigure(.motionHitchRatio).value(of: $0.rollup) }
             return MetricKitRow(
@@ -41,6 +46,8 @@ extension DashboardPages {
                 appleHangs: groupThousands(summary.hangDiagnostics) + (summary.histogramHangs > 0 ? " · \(groupThousands(summary.histogramHangs)) in histograms" : ""),
                 framescopeHangs: sdk.map { groupThousands($0.rollup.report.hangs) } ?? "–")
         }
-        return MetricKitSection(rows: rows, screenNote: screenFiltered ? "MetricKit has no screens: Apple's figures are the whole app's, Framescope's those of the screen chosen." : nil)
+        let leftOut = apple.count - shown.count
+        return MetricKitSection(rows: rows, screenNote: screenFiltered ? "MetricKit has no screens: Apple's figures are the whole app's, Framescope's those of the screen chosen." : nil,
+                                note: leftOut > 0 ? "Showing the \(groupThousands(shown.count)) app versions with the most payloads; \(groupThousands(leftOut)) more are left out: choose one in the filters." : nil)
     }
 }

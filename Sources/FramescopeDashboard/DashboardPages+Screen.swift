@@ -4,7 +4,13 @@ import FramescopeCore
 
 /// The page of one screen: tiles, trends, the frame-duration distribution and breakdowns.
 extension DashboardPages {
-    struct Breakdown { var id: String; var heading: String; var svg: String }
+    struct Breakdown {
+        var id: String
+        var heading: String
+        var svg: String
+        /// Said under the bars when they show only the values with the most visits.
+        var note: String? = nil
+    }
     struct Marker { var name: String; var value: String }
 
     struct ScreenPage {
@@ -46,14 +52,16 @@ extension DashboardPages {
             for try await (index, groups) in group { results[index] = groups }
             return results
         }
-        for ((dimension, heading), groups) in zip(dimensions, grouped) {
+        for ((dimension, heading), all) in zip(dimensions, grouped) {
+            let (groups, leftOut) = Self.mostVisited(all, limit: DashboardLimits.tableRows)
             let bars = groups.map { group in
                 BarList.Bar(label: dimension.dimension.displayValue(group.dimensionValue ?? ""),
                             value: QueryFigure(.hitchRatio).value(of: group.rollup), basis: "\(groupThousands(group.visits)) visits")
             }
             if !bars.isEmpty {
                 breakdowns.append(Breakdown(id: "by-\(dimension.rawValue)", heading: "Hitch ratio by \(heading)",
-                                                        svg: BarList(bars: bars, unit: "ms/s", title: "Hitch ratio by \(heading)").svg()))
+                                            svg: BarList(bars: bars, unit: "ms/s", title: "Hitch ratio by \(heading)").svg(),
+                                            note: Self.leftOutNote(shown: groups.count, leftOut: leftOut, noun: "values", how: "choose one in the filters")))
             }
         }
         let classes = try await refreshClasses(app: app, query: query)

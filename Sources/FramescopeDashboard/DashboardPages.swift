@@ -44,7 +44,18 @@ public struct DashboardPages: Sendable {
 
     struct Option { var value: String; var label: String; var selected: Bool }
     struct Hidden { var name: String; var value: String }
-    struct Select { var name: String; var label: String; var options: [Option] }
+    struct Select {
+        var name: String
+        var label: String
+        var options: [Option]
+        /// Said at the menu's end when it shows only the values with the most visits.
+        var more: String? = nil
+        /// Whether the menu has a search box (its values are free text and there are more
+        /// than it shows, or a search is on).
+        var hasSearch = false
+        /// The search box's text.
+        var search = ""
+    }
 
     struct Chrome {
         var title: String
@@ -86,25 +97,24 @@ public struct DashboardPages: Sendable {
                 Option(value: "hour", label: "hour (up to 14 days)", selected: filters.interval == .hour),
             ]),
         ]
+        // Each menu offers the values with the most visits (at most ``DashboardLimits/menuValues``),
+        // however many the app has, and the chosen one; past that, a search box finds the others.
         for dimension in RollupDimension.allCases {
-            let current = filters[dimension.dimension]
-            let values = try await store.dimensionValues(app: app, dimension: dimension, from: from, to: to)
-            var options = [Option(value: "", label: "all", selected: current == nil)]
-            for value in Set(values + [current].compactMap { $0 }).sorted() {
-                options.append(Option(value: value, label: dimension.dimension.displayValue(value), selected: value == current))
-            }
-            selects.append(Select(name: dimension.dimension.queryName, label: dimension.dimension.label, options: options))
+            let name = dimension.dimension.queryName
+            let search = filters.searches[name]
+            let top = try await store.topDimensionValues(app: app, dimension: dimension, from: from, to: to, search: search,
+                                                         limit: DashboardLimits.menuValues + 1)
+            selects.append(Self.menu(name: name, label: dimension.dimension.label, top: top, current: filters[dimension.dimension], search: search,
+                                     searchable: dimension.dimension.values == .text, display: dimension.dimension.displayValue))
         }
         // One menu per declared tag; one tag filters at a time (choosing a value clears the
         // other tags' menus in the script; without it, the first tag by key counts).
         for key in filters.declaredTags {
-            let current = filters.tag?.key == key ? filters.tag?.value : nil
-            let values = try await store.tagValues(app: app, key: key, from: from, to: to)
-            var options = [Option(value: "", label: "all", selected: current == nil)]
-            for value in Set(values + [current].compactMap { $0 }).sorted() {
-                options.append(Option(value: value, label: value, selected: value == current))
-            }
-            selects.append(Select(name: DeclaredTags.parameterPrefix + key, label: "Tag \(key)", options: options))
+            let name = DeclaredTags.parameterPrefix + key
+            let search = filters.searches[name]
+            let top = try await store.topTagValues(app: app, key: key, from: from, to: to, search: search, limit: DashboardLimits.menuValues + 1)
+            selects.append(Self.menu(name: name, label: "Tag \(key)", top: top, current: filters.tag?.key == key ? filters.tag?.value : nil,
+                                     search: search, searchable: true, display: { $0 }))
         }
         let base = "/dashboard/apps/\(percentEncode(app))"
         let query = filters.queryString()
@@ -114,6 +124,25 @@ public struct DashboardPages: Sendable {
                       action: action, selects: selects, hidden: hidden,
                       rangeText: "\(ISO8601.format(unixSeconds: from).prefix(16).replacingOccurrences(of: "T", with: " ")) to \(ISO8601.format(unixSeconds: to).prefix(16).replacingOccurrences(of: "T", with: " ")) UTC", csrfToken: csrfToken,
                       thresholds: thresholds, bandNotes: Self.bandNotes(thresholds))
+    }
+
+    /// A filter menu: "all", then `top`'s first ``DashboardLimits/menuValues`` values and
+    /// `current`, by value; when `top` holds more (it is asked for one more than is shown),
+    /// a last line says so, and a `searchable` menu gets its search box.
+    static func menu(name: String, label: String, top: [ValueVisits], current: String?, search: String?, searchable: Bool,
+                     display: (String) -> String) -> Select {
+        let truncated = top.count > DashboardLimits.menuValues
+        var values = top.prefix(DashboardLimits.menuValues).map(\.value)
+        if let current, !values.contains(current) { values.append(current) }
+        var options = [Option(value: "", label: "all", selected: current == nil)]
+        for value in Set(values).sorted() {
+            options.append(Option(value: value, label: display(value), selected: value == current))
+        }
+        let more = truncated
+            ? (searchable ? "… more: type in the search box" : "… more")
+            : (search != nil && top.isEmpty ? "no value contains “\(search ?? "")”" : nil)
+        return Select(name: name, label: label, options: options, more: more, hasSearch: searchable && (truncated || search != nil),
+                      search: search ?? "")
     }
 
     // MARK: Figures
@@ -208,9 +237,25 @@ public struct DashboardPages: Sendable {
         var charts: [Chart]
         var versionBars: String
         var versions: [VersionRow]
+        /// Said under the table when it shows only the versions with the most visits.
+        var versionsNote: String?
         var headers: [String]
         var metricKit: MetricKitSection?
         var breakdown: BreakdownSection
+    }
+
+    /// The `limit` groups with the most visits (then by value), in their original order, and
+    /// how many were left out.
+    static func mostVisited(_ groups: [RollupAggregate], limit: Int) -> (kept: [RollupAggregate], leftOut: Int) {
+        guard groups.count > limit else { return (groups, 0) }
+        let kept = Set(groups.indices.sorted { (groups[$0].visits, groups[$1].dimensionValue ?? "") > (groups[$1].visits, groups[$0].dimensionValue ?? "") }
+            .prefix(limit))
+        return (groups.indices.filter { kept.contains($0) }.map { groups[$0] }, groups.count - limit)
+    }
+
+    /// "Showing the 30 app versions with the most visits; 282 more are left out: choose one in the filters."
+    static func leftOutNote(shown: Int, leftOut: Int, noun: String, how: String) -> String? {
+        leftOut > 0 ? "Showing the \(groupThousands(shown)) \(noun) with the most visits; \(groupThousands(leftOut)) more are left out: \(how)." : nil
     }
 
     /// The overview: tiles with Σ/Σ value, median and p90; trends; the split by app version.
@@ -226,8 +271,9 @@ public struct DashboardPages: Sendable {
         let charts = try await trendCharts(app: app, query: query, interval: filters.interval, idPrefix: "trend-",
                                            charts: [Self.hitchTrend, Self.hangTrend, Self.fpsTrend, Self.frozenTrend], thresholds: chrome.thresholds)
         async let appleVersions = store.metricKitVersions(app: app, query: query)
-        let byVersion = try await versionGroups
-        let metricKit = Self.metricKitSection(apple: try await appleVersions, framescope: byVersion, screenFiltered: query[.screen] != nil)
+        let allVersions = try await versionGroups
+        let metricKit = Self.metricKitSection(apple: try await appleVersions, framescope: allVersions, screenFiltered: query[.screen] != nil)
+        let (byVersion, versionsLeftOut) = Self.mostVisited(allVersions, limit: DashboardLimits.tableRows)
         let versions = byVersion.map { group in
             VersionRow(version: group.dimensionValue ?? "", link: base + "/screens" + filtersFixing(filters, appVersion: group.dimensionValue),
                        visits: groupThousands(group.visits), cells: cells(group.rollup, thresholds: chrome.thresholds))
@@ -239,6 +285,8 @@ public struct DashboardPages: Sendable {
         let page = OverviewPage(page: chrome, hasData: total.visits > 0,
                                 basis: Self.basis(total),
                                 tiles: tiles(total, thresholds: chrome.thresholds), charts: charts, versionBars: byVersion.isEmpty ? "" : bars.svg(), versions: versions,
+                                versionsNote: Self.leftOutNote(shown: byVersion.count, leftOut: versionsLeftOut, noun: "app versions",
+                                                               how: "choose one in the filters"),
                                 headers: Self.columnHeaders, metricKit: metricKit, breakdown: breakdown)
         return library.render(page, withTemplate: "overview") ?? ""
     }

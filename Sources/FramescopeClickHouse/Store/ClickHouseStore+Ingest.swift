@@ -63,7 +63,8 @@ extension ClickHouseStore {
         var seen: Set<[String]> = []
         var declared: [String: [String]] = [:]
         var gate = ClickHouseCardinalityGate(limits: cardinality)
-        try await gate.load(for: batches, from: self)
+        for batch in batches where declared[batch.app] == nil { declared[batch.app] = try await declaredTagKeyNames(app: batch.app) }
+        try await gate.load(for: batches, declaredTags: declared, from: self)
         var results: [IngestResult] = []
         var inserts: [(index: Int, rows: [UInt8], batch: IngestBatch)] = []
         for batch in batches {
@@ -209,15 +210,22 @@ extension RowBinaryWriter {
     }
 }
 
-/// The distinct values each app has used per UTC day and dimension (or declared tag), as
-/// one flush sees them: read once per flush for the days its batches touch from
-/// `dimension_values`, extended as values are admitted, and the new ones written back
-/// before the events. Several collectors admit concurrently without a lock, so on a busy
-/// day a limit can be passed by the values admitted in one instant (docs/decisions.md).
+/// The distinct values each app has used per UTC day and dimension (or declared tag), and
+/// across the cardinality window, as one flush sees them.
+///
+/// The days: read once per flush for the days its batches touch from `dimension_values`,
+/// extended as values are admitted, and the new ones written back before the events. The
+/// window (``CardinalityLimits/window``: every day the ledger keeps): only for the values
+/// new for their day in this flush, per app, how many distinct values each of their
+/// dimensions has on any day of the ledger, and which of those values are among them (two
+/// queries); a flush whose values are all known for their days reads nothing more. Several
+/// collectors admit concurrently without a lock, so on a busy day a limit can be passed by
+/// the values admitted in one instant (docs/decisions.md).
 struct ClickHouseCardinalityGate {
     let limits: CardinalityLimits
     private var known: [Key: Set<StoredText>] = [:]
     // Byte keys: the table compares bytes, a `Set<String>` canonical equivalence.
+    private var window: [WindowKey: Window] = [:]
     private var added: [(key: Key, value: String)] = []
     /// Values folded into `(other)` in this flush, per app and dimension name.
     private(set) var folded: [String: [String: Int]] = [:]
@@ -228,18 +236,77 @@ struct ClickHouseCardinalityGate {
         var dimension: String
     }
 
+    /// One app's dimension (or `tag.KEY`) across the window.
+    struct WindowKey: Hashable {
+        var app: String
+        var dimension: String
+    }
+
+    /// What the flush knows of one window: how many distinct values it holds, and which of
+    /// the flush's values new for their day are among them.
+    struct Window {
+        var count: Int
+        var members: Set<StoredText>
+    }
+
     init(limits: CardinalityLimits) {
         self.limits = limits
     }
 
-    /// Reads the known values of every app and day the batches' events touch.
-    mutating func load(for batches: [IngestBatch], from store: ClickHouseStore) async throws {
+    /// The UTC day of a start time (Unix seconds) as the ledger keys it, or `nil` outside
+    /// what `UInt32` holds.
+    static func day(of startedAt: Double) -> UInt32? {
+        guard startedAt >= 0, startedAt < 4_294_967_296 else { return nil }
+        return UInt32(startedAt / 86_400) * 86_400
+    }
+
+    /// Reads the known values of every app and day the batches' events touch, then the
+    /// window of each app and dimension that has a value new for its day.
+    /// - Parameter declaredTags: Each app's declared tag keys (their values are gated too).
+    mutating func load(for batches: [IngestBatch], declaredTags: [String: [String]] = [:], from store: ClickHouseStore) async throws {
         var days: [String: Set<UInt32>] = [:]
         for batch in batches {
-            for (_, startedAt) in batch.events where startedAt >= 0 && startedAt < 4_294_967_296 {
-                days[batch.app, default: []].insert(UInt32(startedAt / 86_400) * 86_400)
+            for (_, startedAt) in batch.events {
+                if let day = Self.day(of: startedAt) { days[batch.app, default: []].insert(day) }
             }
         }
+        try await loadDays(days, from: store)
+        // Only the dimensions with a value not yet used on its day need the window.
+        var needed: [String: [String: Set<StoredText>]] = [:]
+        let windowed = QueryDimension.all.filter { limits.windowLimit($0) != nil }
+        for batch in batches {
+            let tagKeys = declaredTags[batch.app] ?? []
+            for (event, startedAt) in batch.events {
+                guard let day = Self.day(of: startedAt) else { continue }
+                let facts = batch.facts(of: event)
+                var values = windowed.map { ($0.queryName, $0.read(facts)) }
+                values += tagKeys.map { (DeclaredTags.parameterPrefix + $0, DeclaredTags.value(of: $0, in: event.context.tags)) }
+                for (name, value) in values where known[Key(app: batch.app, day: day, dimension: name)]?.contains(StoredText(value)) != true {
+                    needed[batch.app, default: [:]][name, default: []].insert(StoredText(value))
+                }
+            }
+        }
+        try await loadWindows(needed, from: store)
+    }
+
+    /// Reads the known values of the days `records` (MetricKit payloads of `app`) end on,
+    /// then the window of each dimension that has a value new for its day.
+    mutating func load(metricKit records: [MetricKitRecord], app: String, from store: ClickHouseStore) async throws {
+        guard !records.isEmpty else { return }
+        try await loadDays([app: Set(records.compactMap { Self.day(of: $0.end) })], from: store)
+        var needed: [String: Set<StoredText>] = [:]
+        for record in records {
+            guard let day = Self.day(of: record.end) else { continue }
+            for (dimension, path) in MetricKitRecord.gatedDimensions where !record[keyPath: path].isEmpty
+                && known[Key(app: app, day: day, dimension: dimension.queryName)]?.contains(StoredText(record[keyPath: path])) != true {
+                needed[dimension.queryName, default: []].insert(StoredText(record[keyPath: path]))
+            }
+        }
+        try await loadWindows([app: needed], from: store)
+    }
+
+    /// Reads the known values of each app's `days` (UTC day starts).
+    mutating func loadDays(_ days: [String: Set<UInt32>], from store: ClickHouseStore) async throws {
         for (app, appDays) in days.sorted(by: { $0.key < $1.key }) {
             for day in appDays { for dimension in QueryDimension.all where limits.limit(dimension) != nil { known[Key(app: app, day: day, dimension: dimension.queryName)] = [] } }
             let list = appDays.sorted().map(String.init).joined(separator: ", ")
@@ -251,22 +318,80 @@ struct ClickHouseCardinalityGate {
         }
     }
 
-    /// `value` when it is known or fits under the limit (recording it), else `(other)`.
+    /// Candidates per app past which the window's whole value sets are read instead (at most
+    /// the window limits' worth of rows) of the candidates looked up 500 at a time.
+    static let candidateLookups = 2_000
+
+    /// Reads, per app, for each dimension with `candidates` (values new for their day): how
+    /// many distinct values it has on every day the ledger holds, and which candidates are
+    /// among them (in lists of at most 500, so a statement stays far below max_query_size),
+    /// or, past ``candidateLookups`` candidates, its whole set of values.
+    mutating func loadWindows(_ candidates: [String: [String: Set<StoredText>]], from store: ClickHouseStore) async throws {
+        for (app, dimensions) in candidates.sorted(by: { $0.key < $1.key }) where !dimensions.isEmpty {
+            let names = dimensions.keys.sorted()
+            for name in names { window[WindowKey(app: app, dimension: name)] = Window(count: 0, members: []) }
+            let quotedApp = ClickHouseStore.quote(app)
+            let nameList = names.map(ClickHouseStore.quote).joined(separator: ", ")
+            if dimensions.values.reduce(0, { $0 + $1.count }) > Self.candidateLookups {
+                let rows = try await store.client.rows("""
+                    SELECT dimension, value FROM dimension_values WHERE app_id = \(quotedApp) AND dimension IN (\(nameList)) GROUP BY dimension, value
+                    """)
+                for row in rows where row.count == 2 {
+                    window[WindowKey(app: app, dimension: row[0])]?.members.insert(StoredText(row[1]))
+                }
+                for name in names {
+                    let key = WindowKey(app: app, dimension: name)
+                    let count = window[key]?.members.count ?? 0
+                    window[key]?.count = count
+                }
+                continue
+            }
+            let counts = try await store.client.rows("""
+                SELECT dimension, uniqExact(value) FROM dimension_values WHERE app_id = \(quotedApp)
+                AND dimension IN (\(nameList)) GROUP BY dimension
+                """)
+            for row in counts where row.count == 2 {
+                window[WindowKey(app: app, dimension: row[0])]?.count = Int(row[1]) ?? 0
+            }
+            let pairs = names.flatMap { name in (dimensions[name] ?? []).map { "(\(ClickHouseStore.quote(name)), \(ClickHouseStore.quote($0.text)))" } }
+            for start in stride(from: 0, to: pairs.count, by: 500) {
+                let list = pairs[start..<min(start + 500, pairs.count)].joined(separator: ", ")
+                let rows = try await store.client.rows("""
+                    SELECT DISTINCT dimension, value FROM dimension_values WHERE app_id = \(quotedApp) AND (dimension, value) IN (\(list))
+                    """)
+                for row in rows where row.count == 2 {
+                    window[WindowKey(app: app, dimension: row[0])]?.members.insert(StoredText(row[1]))
+                }
+            }
+        }
+    }
+
+    /// `value` when it is known or fits under the limits (recording it), else `(other)`.
     mutating func admit(_ value: String, app: String, day: UInt32, dimension: QueryDimension) -> String {
         guard let limit = limits.limit(dimension) else { return value }
         return admit(value, app: app, day: day, name: dimension.queryName, limit: limit)
     }
 
-    /// `value` of the dimension (or `tag.KEY`) `name` when it is known or fits under `limit`
-    /// (recording it), else `(other)`.
+    /// `value` of the dimension (or `tag.KEY`) `name` when it is known for its day, or fits
+    /// under the daily `limit` and is in the window or fits under its limit (recording it),
+    /// else `(other)`.
     mutating func admit(_ value: String, app: String, day: UInt32, name: String, limit: Int) -> String {
         let key = Key(app: app, day: day, dimension: name)
-        if known[key]?.contains(StoredText(value)) == true { return value }
+        let text = StoredText(value)
+        if known[key]?.contains(text) == true { return value }
         guard (known[key]?.count ?? 0) < limit else {
             folded[app, default: [:]][name, default: 0] += 1
             return CardinalityLimits.other
         }
-        known[key, default: []].insert(StoredText(value))
+        let windowKey = WindowKey(app: app, dimension: name)
+        if let windowLimit = limits.windowLimit(ledgerName: name), let known = window[windowKey], !known.members.contains(text) {
+            guard known.count < windowLimit else {
+                folded[app, default: [:]][name, default: 0] += 1
+                return CardinalityLimits.other
+            }
+            window[windowKey] = Window(count: known.count + 1, members: known.members.union([text]))
+        }
+        known[key, default: []].insert(text)
         added.append((key, value))
         return value
     }

@@ -49,7 +49,11 @@ extension ClickHouseStore {
     }
 
     /// Stores the records whose digest `app` has not stored yet (nor earlier in `records`),
-    /// in one insert; returns how many. The digests are looked up first, 200 a query.
+    /// in one insert; returns how many. The digests are looked up first, 200 a query. The
+    /// new records' app version, OS version and device model pass the cardinality gate of
+    /// the day their payload ends (``ClickHouseCardinalityGate``, the events' daily and
+    /// window limits: a value past them is stored as `(other)`), whose new values are
+    /// recorded before the records.
     public func storeMetricKit(app: String, records: [MetricKitRecord]) async throws -> Int {
         var seen = Set<String>()
         for chunk in stride(from: 0, to: records.count, by: 200).map({ Array(records[$0..<min($0 + 200, records.count)]) }) {
@@ -58,13 +62,35 @@ extension ClickHouseStore {
                 + " GROUP BY id HAVING argMax(deleted, version) = 0"
             for row in try await client.rows(sql) { if let id = row.first { seen.insert(id) } }
         }
-        var fresh: [(app: String, id: String, value: StoredMetricKit?)] = []
+        var new: [MetricKitRecord] = []
         for record in records where !seen.contains(record.digest) {
             seen.insert(record.digest)
-            fresh.append((app: app, id: record.digest, value: StoredMetricKit(record)))
+            new.append(record)
         }
-        try await putControl("metrickit", fresh)
-        return fresh.count
+        var gate = ClickHouseCardinalityGate(limits: cardinality)
+        try await gate.load(metricKit: new, app: app, from: self)
+        for index in new.indices {
+            guard let day = ClickHouseCardinalityGate.day(of: new[index].end) else { continue }
+            for (dimension, path) in MetricKitRecord.gatedDimensions where !new[index][keyPath: path].isEmpty {
+                new[index][keyPath: path] = gate.admit(new[index][keyPath: path], app: app, day: day, dimension: dimension)
+            }
+        }
+        try await gate.record(into: self)
+        try await putControl("metrickit", new.map { (app: app, id: $0.digest, value: Optional(StoredMetricKit($0))) })
+        return new.count
+    }
+
+    /// Deletes the MetricKit records (every version) whose payload ended before `cutoff`
+    /// (Unix seconds), with one mutation of `control` run only when there is one, and waits
+    /// until it is done; returns how many. Deleting in one mutation is cheapest here, so
+    /// `limit` is not applied (as ``deleteRawEvents(startedBefore:limit:)`` drops whole
+    /// partitions).
+    public func deleteMetricKitPayloads(endedBefore cutoff: Double, limit: Int) async throws -> Int {
+        let condition = "kind = \(Self.quote("metrickit")) AND deleted = 0 AND visitParamExtractFloat(body, 'end') < \(Self.number(cutoff))"
+        let old = try await count("control", where: condition)
+        guard old > 0 else { return 0 }
+        try await mutate("control", "DELETE WHERE \(condition)")
+        return old
     }
 
     /// Apple's figures per app version over `app`'s payloads whose end is in

@@ -1,8 +1,8 @@
 import FramescopeCore
 import GRDB
 
-/// How many distinct values of each dimension one app may create per UTC day before new
-/// ones fold into ``CardinalityLimits/other``.
+/// How many distinct values of each dimension one app may create per UTC day, and across
+/// the cardinality window, before new ones fold into ``CardinalityLimits/other``.
 ///
 /// Every distinct screen, app version, OS version or device model creates rollup rows
 /// that are kept for good, and the dashboard lists them. A device holds the ingest key, so
@@ -12,12 +12,51 @@ import GRDB
 /// Network and low-power mode have a fixed set of values. Tags are a rollup dimension only
 /// for the keys an app declares, each with ``DeclaredTags/defaultDailyValueLimit`` values
 /// a day (ledger name `tag.KEY`); every other tag stays in the raw events only.
+///
+/// A daily limit alone is multiplied by the days an event may start in: events may start
+/// up to 30 days back, so one client that backdates could create 30 days' worth of values
+/// in a minute. The **window limits** bound the distinct values per app across the
+/// ``window`` (the days the ledger keeps, ``AccessLifetimes/batchLedger``): a value the app
+/// has not used on any day of the window is admitted only while fewer than the window
+/// limit are; otherwise it folds into `(other)` as a daily fold does. A value already in
+/// the window (used on any of its days) counts only against the daily limit.
 public struct CardinalityLimits: Sendable, Hashable {
     /// The bucket that values beyond a limit fold into; devices may not send it themselves.
     public static let other = "(other)"
 
+    /// The default window limits, by dimension query name: distinct values per app across
+    /// the ``window``.
+    ///
+    /// Three times the daily limit for screens and versions (an app's screens and versions
+    /// are mostly the same from day to day: a real app's window holds little more than one
+    /// day's worth, while a backdating client could otherwise fill 31 days' worth), and four
+    /// times for device models (a fleet's models are many and each day sees only part of
+    /// them; Apple has made about 150 models, Android fleets show a few thousand).
+    public static let defaultWindowLimits: [String: Int] = [
+        QueryDimension.screen.queryName: 3_000,
+        QueryDimension.appVersion.queryName: 300,
+        QueryDimension.osVersion.queryName: 300,
+        QueryDimension.deviceModel.queryName: 2_000,
+    ]
+
+    /// The default window limit of each declared tag: distinct values per app and key
+    /// across the ``window`` (five times the daily ``DeclaredTags/defaultDailyValueLimit``).
+    public static let defaultTagWindowLimit = 500
+
+    /// How far back the window reaches, in seconds: the days the cardinality ledger keeps
+    /// (``AccessLifetimes/batchLedger``, 32 days: every day an event may still start on,
+    /// 30 back and 1 ahead, and one to spare). The retention sweep forgets a value once the
+    /// app has not used it for that long.
+    public static let window: Double = AccessLifetimes.batchLedger
+
+    /// The ledger name under which window limits of declared tags are overridden.
+    static let tagWindowName = DeclaredTags.parameterPrefix + "*"
+
     /// Limits set apart from the registry's defaults, by dimension query name.
     public private(set) var overrides: [String: Int] = [:]
+    /// Window limits set apart from ``defaultWindowLimits``, by dimension query name
+    /// (`tag.*` for every declared tag).
+    public private(set) var windowOverrides: [String: Int] = [:]
 
     /// Distinct screens per app and day.
     public var screens: Int { get { limit(.screen) ?? 0 } set { overrides[QueryDimension.screen.queryName] = newValue } }
@@ -28,7 +67,33 @@ public struct CardinalityLimits: Sendable, Hashable {
     /// Distinct device models per app and day.
     public var deviceModels: Int { get { limit(.deviceModel) ?? 0 } set { overrides[QueryDimension.deviceModel.queryName] = newValue } }
 
-    /// The defaults (``QueryDimension/defaultDailyLimit``).
+    /// Distinct screens per app across the ``window``.
+    public var screensInWindow: Int {
+        get { windowLimit(.screen) ?? 0 }
+        set { windowOverrides[QueryDimension.screen.queryName] = newValue }
+    }
+    /// Distinct app versions per app across the ``window``.
+    public var appVersionsInWindow: Int {
+        get { windowLimit(.appVersion) ?? 0 }
+        set { windowOverrides[QueryDimension.appVersion.queryName] = newValue }
+    }
+    /// Distinct OS versions per app across the ``window``.
+    public var osVersionsInWindow: Int {
+        get { windowLimit(.osVersion) ?? 0 }
+        set { windowOverrides[QueryDimension.osVersion.queryName] = newValue }
+    }
+    /// Distinct device models per app across the ``window``.
+    public var deviceModelsInWindow: Int {
+        get { windowLimit(.deviceModel) ?? 0 }
+        set { windowOverrides[QueryDimension.deviceModel.queryName] = newValue }
+    }
+    /// Distinct values of each declared tag per app across the ``window``.
+    public var tagValuesInWindow: Int {
+        get { windowOverrides[Self.tagWindowName] ?? Self.defaultTagWindowLimit }
+        set { windowOverrides[Self.tagWindowName] = newValue }
+    }
+
+    /// The defaults (``QueryDimension/defaultDailyLimit``, ``defaultWindowLimits``).
     public init() {}
 
     /// The daily limit of `dimension`, or `nil` for a dimension whose values are a fixed
@@ -37,15 +102,35 @@ public struct CardinalityLimits: Sendable, Hashable {
         guard dimension.defaultDailyLimit != nil else { return nil }
         return overrides[dimension.queryName] ?? dimension.defaultDailyLimit
     }
+
+    /// The window limit of `dimension`, or `nil` for a dimension whose values are a fixed set.
+    public func windowLimit(_ dimension: QueryDimension) -> Int? {
+        guard dimension.defaultDailyLimit != nil else { return nil }
+        return windowOverrides[dimension.queryName] ?? Self.defaultWindowLimits[dimension.queryName]
+    }
+
+    /// The window limit of a ledger name: a dimension's query name, or `tag.KEY`.
+    public func windowLimit(ledgerName name: String) -> Int? {
+        if DeclaredTags.key(inParameter: name) != nil { return tagValuesInWindow }
+        return QueryDimension(queryName: name).flatMap(windowLimit)
+    }
 }
 
-/// The distinct values each app has used per day and dimension, as one write transaction
-/// sees them: read once per (app, day, dimension) from `dimension_values`, extended as new
-/// values are admitted, and written back in the same transaction.
+/// The distinct values each app has used per day and dimension, and across the window, as
+/// one write transaction sees them.
+///
+/// The days: read once per (app, day, dimension) from `dimension_values`, extended as new
+/// values are admitted, and written back in the same transaction. The window
+/// (`dimension_window`, schema v14: one row per app, dimension and value with the last day
+/// it was used): consulted only for a value new for its day, by primary key, and its count
+/// read once per (app, dimension) in a transaction that meets a value new for the window.
+/// A value seen before on the same day costs nothing more than before (docs/decisions.md,
+/// "Window limits").
 struct CardinalityGate {
     let limits: CardinalityLimits
     private var known: [Key: Set<StoredText>] = [:]
     // Byte keys: the table compares bytes, a `Set<String>` canonical equivalence.
+    private var windows: [WindowKey: Window] = [:]
     /// Values folded into `(other)` in this transaction, per app and dimension.
     private(set) var folded: [String: [String: Int]] = [:]
 
@@ -55,23 +140,42 @@ struct CardinalityGate {
         var dimension: String
     }
 
+    /// An app's values of one dimension across the window, as far as this transaction has
+    /// looked.
+    struct WindowKey: Hashable {
+        var app: String
+        var dimension: String
+    }
+
+    struct Window {
+        /// How many distinct values the window holds, once read.
+        var count: Int?
+        /// Values known to be in the window.
+        var members: Set<StoredText> = []
+        /// Values folded for a full window (looked up once).
+        var refused: Set<StoredText> = []
+    }
+
     init(limits: CardinalityLimits) {
         self.limits = limits
     }
 
-    /// `value` when it is known or fits under the limit (recording it), else `(other)`.
+    /// `value` when it is known or fits under the limits (recording it), else `(other)`.
     mutating func admit(_ value: String, app: String, day: Int64, dimension queryDimension: QueryDimension, _ db: Database) throws -> String {
         guard let limit = limits.limit(queryDimension) else { return value }
-        return try admit(value, app: app, day: day, name: queryDimension.queryName, limit: limit, db)
+        return try admit(value, app: app, day: day, name: queryDimension.queryName, limit: limit,
+                         windowLimit: limits.windowLimit(queryDimension), db)
     }
 
     /// `value` of the declared tag `key` when it is known or fits under the tag's daily
-    /// limit (recording it as `tag.KEY`), else `(other)`.
+    /// and window limits (recording it as `tag.KEY`), else `(other)`.
     mutating func admit(_ value: String, app: String, day: Int64, tagKey: String, _ db: Database) throws -> String {
-        try admit(value, app: app, day: day, name: DeclaredTags.parameterPrefix + tagKey, limit: DeclaredTags.defaultDailyValueLimit, db)
+        try admit(value, app: app, day: day, name: DeclaredTags.parameterPrefix + tagKey, limit: DeclaredTags.defaultDailyValueLimit,
+                  windowLimit: limits.tagValuesInWindow, db)
     }
 
-    private mutating func admit(_ value: String, app: String, day: Int64, name dimension: String, limit: Int, _ db: Database) throws -> String {
+    private mutating func admit(_ value: String, app: String, day: Int64, name dimension: String, limit: Int, windowLimit: Int?,
+                                _ db: Database) throws -> String {
         let key = Key(app: app, day: day, dimension: dimension)
         if known[key] == nil {
             known[key] = Set(try String.fetchAll(db, sql: "SELECT value FROM dimension_values WHERE app_id = ? AND day = ? AND dimension = ?",
@@ -82,9 +186,45 @@ struct CardinalityGate {
             folded[app, default: [:]][dimension, default: 0] += 1
             return CardinalityLimits.other
         }
+        if let windowLimit, try !enterWindow(value, app: app, day: day, dimension: dimension, limit: windowLimit, db) {
+            folded[app, default: [:]][dimension, default: 0] += 1
+            return CardinalityLimits.other
+        }
         known[key]?.insert(StoredText(value))
-        try db.execute(sql: "INSERT INTO dimension_values (app_id, day, dimension, value) VALUES (?, ?, ?, ?)",
-                       arguments: [app, day, dimension, value])
+        try db.cachedStatement(sql: "INSERT INTO dimension_values (app_id, day, dimension, value) VALUES (?, ?, ?, ?)")
+            .execute(arguments: [app, day, dimension, value])
         return value
+    }
+
+    /// Whether `value`, new for `day`, may be used: it is in the app's window already, or
+    /// the window holds fewer than `limit` values (then it enters). Either way its row
+    /// records `day` as its last use, unless a later day is recorded.
+    private mutating func enterWindow(_ value: String, app: String, day: Int64, dimension: String, limit: Int, _ db: Database) throws -> Bool {
+        let windowKey = WindowKey(app: app, dimension: dimension)
+        let text = StoredText(value)
+        var window = windows[windowKey] ?? Window()
+        defer { windows[windowKey] = window }
+        if window.refused.contains(text) { return false }
+        if !window.members.contains(text) {
+            let present = try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM dimension_window WHERE app_id = ? AND dimension = ? AND value = ?)"),
+                                            arguments: [app, dimension, value]) ?? false
+            if !present {
+                let count = try window.count
+                    ?? Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM dimension_window WHERE app_id = ? AND dimension = ?"),
+                                    arguments: [app, dimension]) ?? 0
+                window.count = count
+                guard count < limit else {
+                    window.refused.insert(text)
+                    return false
+                }
+                window.count = count + 1
+            }
+            window.members.insert(text)
+        }
+        try db.cachedStatement(sql: """
+            INSERT INTO dimension_window (app_id, dimension, value, last_day) VALUES (?, ?, ?, ?)
+            ON CONFLICT (app_id, dimension, value) DO UPDATE SET last_day = MAX(last_day, excluded.last_day)
+            """).execute(arguments: [app, dimension, value, day])
+        return true
     }
 }

@@ -9,9 +9,6 @@ import NIOCore
 extension IngestService {
     /// Most payloads one request may hold (a device sends one a day, or a few days' worth).
     public static let maximumMetricKitPayloads = 1_000
-    /// How old a payload's end may be, in seconds: MetricKit delivers within days, and an
-    /// app may hold payloads a while before it can send them.
-    public static let maximumMetricKitAge = 400.0 * 86_400
 
     /// Reads the MetricKit payloads in `request`'s body (one `jsonRepresentation()` object
     /// or a list of them, plain or gzip, within the same byte budget as events) and stores
@@ -78,6 +75,12 @@ extension IngestService {
         return words.first { word in word.first?.isNumber == true && word.allSatisfy { $0.isNumber || $0 == "." } }.map(String.init) ?? text
     }
 
+    /// `seconds` in whole days, as a message says them ("30 days", "1 day").
+    static func days(_ seconds: Double) -> String {
+        let days = Int((seconds / 86_400).rounded())
+        return days == 1 ? "1 day" : "\(days) days"
+    }
+
     /// What becomes of one payload.
     enum MetricKitDecision {
         /// Stored as this record.
@@ -89,23 +92,34 @@ extension IngestService {
     }
 
     /// The record to store for `payload`, or why there is none.
+    ///
+    /// Its app version, OS version and device text are put into NFC first
+    /// (``CanonicalText/nfc(_:)``), as an event's are, then checked as an event's are; its
+    /// end must fall where an event's start may (``IngestLimits/maximumAge`` back,
+    /// ``IngestLimits/maximumFutureSkew`` ahead), so that its day is one the cardinality
+    /// ledger still holds and the retention sweep has not passed.
     func decide(_ payload: MetricKitPayload, digest: String, now: Double) -> MetricKitDecision {
         func refuse(_ field: String, _ message: String) -> MetricKitDecision { .refuse(field: field, message: message) }
-        for (field, value) in [("metaData.appVersion", payload.appVersion), ("metaData.osVersion", payload.osVersion),
-                               ("metaData.deviceType", payload.deviceType)] {
+        let appVersion = payload.appVersion.map(CanonicalText.nfc)
+        let osVersion = payload.osVersion.map(CanonicalText.nfc)
+        let deviceType = payload.deviceType.map(CanonicalText.nfc)
+        for (field, value) in [("metaData.appVersion", appVersion), ("metaData.osVersion", osVersion), ("metaData.deviceType", deviceType)] {
             if let value, let problem = WireText.problem(in: value, maximumBytes: limits.maximumFieldLength, allowEmpty: true) {
                 return refuse(field, "\(field) \(problem)")
+            }
+            if value == CardinalityLimits.other {
+                return refuse(field, "\(field) may not be \(CardinalityLimits.other), which the collector reserves for folded values")
             }
         }
         guard payload.hasFigures else { return .withoutFigures }
         let end = payload.end ?? payload.begin ?? now
-        guard end >= now - Self.maximumMetricKitAge, end <= now + 86_400 else {
-            return refuse("timeStampEnd", "the payload ends more than 400 days ago or after tomorrow")
+        guard end >= now - limits.maximumAge, end <= now + limits.maximumFutureSkew else {
+            return refuse("timeStampEnd", "the payload ends more than \(Self.days(limits.maximumAge)) ago or more than \(Self.days(limits.maximumFutureSkew)) ahead")
         }
         let hangTime = payload.hangDurations.reduce(0, +)
         return .store(MetricKitRecord(
-            digest: digest, receivedAt: now, begin: payload.begin, end: end, appVersion: payload.appVersion ?? "",
-            osVersion: payload.osVersion.map(Self.osVersionNumber) ?? "", deviceModel: payload.deviceType ?? "",
+            digest: digest, receivedAt: now, begin: payload.begin, end: end, appVersion: appVersion ?? "",
+            osVersion: osVersion.map(Self.osVersionNumber) ?? "", deviceModel: deviceType ?? "",
             scrollHitchTimeRatio: payload.scrollHitchTimeRatio, hangDiagnostics: payload.hangDurations.count,
             hangTime: hangTime, longestHang: payload.hangDurations.max() ?? 0, histogramHangs: payload.histogramHangs))
     }

@@ -31,6 +31,13 @@ public struct MetricKitRecord: Sendable, Hashable, Codable {
     /// Hangs counted by the hang-time histogram, all buckets together.
     public var histogramHangs: Int
 
+    /// The record's texts that are dimensions, each with its ``QueryDimension``: what the
+    /// stores pass through the cardinality gate, as they pass an event's (an empty text
+    /// names nothing and is not counted).
+    public static var gatedDimensions: [(QueryDimension, WritableKeyPath<MetricKitRecord, String>)] {
+        [(.appVersion, \.appVersion), (.osVersion, \.osVersion), (.deviceModel, \.deviceModel)]
+    }
+
     /// Creates a record.
     public init(digest: String, receivedAt: Double, begin: Double?, end: Double, appVersion: String, osVersion: String,
                 deviceModel: String, scrollHitchTimeRatio: Double?, hangDiagnostics: Int, hangTime: Double,

@@ -363,6 +363,20 @@ public struct CollectorQueries: Sendable {
         return result
     }
 
+    /// One page of the per-screen reports over `query`: the screens after `after` by name
+    /// (bytewise, as the stores order text), at most `limit`, with `more` and the cursor of
+    /// the last one when screens are left out.
+    public func screens(app: String, query: ScreenQuery, after: String? = nil, limit: Int = ScreensResponse.defaultLimit) async throws -> ScreensResponse {
+        var screens = try await store.screens(app: app, query: query).sorted { StoredText($0.screen) < StoredText($1.screen) }
+        if let after {
+            let start = StoredText(after)
+            screens.removeAll { StoredText($0.screen) <= start }
+        }
+        let page = Array(screens.prefix(max(0, limit)))
+        let more = screens.count > page.count
+        return ScreensResponse(screens: page, more: more, cursor: more ? page.last.map { ScreenCursor.cursor(after: $0.screen) } : nil)
+    }
+
     /// Screens with at least `minimumVisits` visits, worst first by `figure`, at most `limit`.
     public func worstScreens(app: String, query: ScreenQuery, figure: QueryFigure, limit: Int, minimumVisits: Int) async throws -> WorstScreensResponse {
         let groups = try await store.aggregate(app: app, query: AggregateQuery(filter: query, byScreen: true))
@@ -406,4 +420,28 @@ public func normalQuantile(_ p: Double) -> Double {
     let q = p - 0.5
     let r = q * q
     return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1)
+}
+
+/// A position in a list of screens, as a client sees it: opaque text (the screen name's
+/// UTF-8 bytes in base64url, without padding), which `after=` resumes after.
+public enum ScreenCursor {
+    /// The bytes of base64url: letters, digits, `-` and `_`.
+    static let alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// The cursor of the position just after `screen`.
+    public static func cursor(after screen: String) -> String {
+        Data(screen.utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    /// The screen a cursor names, or `nil` when `cursor` is not one (not base64url, not UTF-8,
+    /// or longer than a screen name may be).
+    public static func screen(of cursor: String) -> String? {
+        guard cursor.utf8.count <= 256, cursor.utf8.allSatisfy({ Self.alphabet.contains($0) }) else { return nil }
+        var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.utf8.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64), let screen = String(data: data, encoding: .utf8),
+              Array(screen.utf8) == Array(data) else { return nil }
+        return screen
+    }
 }

@@ -6,7 +6,7 @@ import Hummingbird
 /// app (``ReadKeyAuthenticator``) and the common parameters `from`, `to` (ISO 8601; default
 /// the last 30 days), the filters of ``screenQuery(_:now:)`` and one declared tag's filter
 /// (``tagFilter(_:declared:)``):
-/// - `GET …/screens`: per-screen reports (``ScreensResponse``);
+/// - `GET …/screens?limit&after`: per-screen reports, a page at a time (``ScreensResponse``);
 /// - `GET …/timeseries?metric&interval`: ``TimeSeriesResponse``;
 /// - `GET …/compare?baseline&candidate`: ``ComparisonResponse``;
 /// - `GET …/worst?by&limit&minVisits`: ``WorstScreensResponse``;
@@ -22,7 +22,17 @@ struct QueryRoutes: Sendable {
         let group = router.group("/v1/apps/:app").add(middleware: ReadKeyAuthenticator(store: store, clock: clock))
         group.get("screens") { request, context -> ScreensResponse in
             let (app, query) = try await readQuery(request, context)
-            return ScreensResponse(screens: try await store.screens(app: app, query: query))
+            let parameters = request.uri.queryParameters
+            let limit = try integerParameter(parameters, name: "limit", default: ScreensResponse.defaultLimit, range: 1...ScreensResponse.maximumLimit)
+            var after: String?
+            if let text = parameters["after"].map(String.init) {
+                guard let screen = ScreenCursor.screen(of: text) else {
+                    throw CollectorError(.badRequest, code: "invalid_parameter", field: "after",
+                                         message: "after must be a cursor from an earlier answer's cursor field")
+                }
+                after = screen
+            }
+            return try await queries.screens(app: app, query: query, after: after, limit: limit)
         }
 
         group.get("timeseries") { request, context -> TimeSeriesResponse in
@@ -92,10 +102,48 @@ struct QueryRoutes: Sendable {
     }
 }
 
-/// `{"screens": [...]}`.
-public struct ScreensResponse: ResponseEncodable, Decodable, Sendable {
-    /// One entry per screen, by name.
+/// `{"screens": [...]}`: one page of the screens, by name (bytewise), with `"more": true`
+/// and a `cursor` to ask for the next page when screens are left out (neither key when the
+/// page holds every screen left, so an answer that fits is what it always was).
+public struct ScreensResponse: ResponseEncodable, Codable, Sendable {
+    /// Screens per page unless `limit` says otherwise.
+    public static let defaultLimit = 100
+    /// The most screens a page may hold (`limit`).
+    public static let maximumLimit = 1_000
+
+    /// One entry per screen, by name (bytewise), at most `limit`.
     public var screens: [ScreenSummary]
+    /// Whether screens after the last one were left out: ask again with `after=` ``cursor``.
+    public var more: Bool
+    /// The position after the last screen given (``ScreenCursor``), only when ``more``.
+    public var cursor: String?
+
+    /// A page.
+    public init(screens: [ScreenSummary], more: Bool = false, cursor: String? = nil) {
+        self.screens = screens
+        self.more = more
+        self.cursor = cursor
+    }
+
+    enum CodingKeys: String, CodingKey { case screens, more, cursor }
+
+    /// Reads a page; an answer without `more` holds every screen left.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        screens = try container.decode([ScreenSummary].self, forKey: .screens)
+        more = try container.decodeIfPresent(Bool.self, forKey: .more) ?? false
+        cursor = try container.decodeIfPresent(String.self, forKey: .cursor)
+    }
+
+    /// Writes `screens`, and `more` and `cursor` only when screens are left out.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(screens, forKey: .screens)
+        if more {
+            try container.encode(true, forKey: .more)
+            try container.encodeIfPresent(cursor, forKey: .cursor)
+        }
+    }
 }
 
 /// `{"versions": [...]}`: Apple's figures from MetricKit payloads, per app version.

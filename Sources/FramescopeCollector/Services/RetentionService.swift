@@ -4,9 +4,11 @@ import Logging
 import ServiceLifecycle
 
 /// Deletes raw events older than the retention period in the background; rollups stay.
-/// Each sweep also forgets batch ids older than ``ledgerRetention`` (the idempotency
-/// ledger, ``AccessLifetimes/batchLedger``), expired dashboard sessions and ingest keys
-/// whose grace period is over.
+/// MetricKit payloads go at the same age (by their end), since each is one device's raw
+/// figures for a day. Each sweep also forgets batch ids older than ``ledgerRetention`` (the
+/// idempotency ledger, ``AccessLifetimes/batchLedger``) and the cardinality ledger's days
+/// and window values of that age, expired dashboard sessions and ingest keys whose grace
+/// period is over.
 ///
 /// Runs in the server's service group: a sweep at start and then every ``interval``,
 /// each deleting in chunks of ``chunk`` events (one short transaction each) so ingest
@@ -52,10 +54,11 @@ public struct RetentionService: Service {
         }
     }
 
-    /// Deletes every raw event older than the retention period, chunk by chunk; returns how
-    /// many. The cutoff is rounded down to a whole hour (UTC), so events are kept up to an
-    /// hour longer than the retention period, and each chunk's walk of the store's hour
-    /// index never reads an event it keeps.
+    /// Deletes every raw event older than the retention period, chunk by chunk, and every
+    /// MetricKit payload that ended before the same cutoff; returns how many events went.
+    /// The cutoff is rounded down to a whole hour (UTC), so events are kept up to an hour
+    /// longer than the retention period, and each chunk's walk of the store's hour index
+    /// never reads an event it keeps.
     public func sweep() async throws -> Int {
         let now = clock()
         let cutoff = ((now - retention) / 3600).rounded(.down) * 3600
@@ -65,6 +68,13 @@ public struct RetentionService: Service {
             total += deleted
             if deleted < chunk { break }
         }
+        var payloads = 0
+        while !Task.isCancelled {
+            let deleted = try await store.deleteMetricKitPayloads(endedBefore: cutoff, limit: chunk)
+            payloads += deleted
+            if deleted < chunk { break }
+        }
+        if payloads > 0 { logger.info("metrickit retention sweep", metadata: ["deleted": .stringConvertible(payloads)]) }
         var forgotten = 0
         while !Task.isCancelled {
             let pruned = try await store.pruneAccessRecords(batchesReceivedBefore: now - ledgerRetention, now: now, limit: chunk)

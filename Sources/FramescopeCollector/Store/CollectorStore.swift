@@ -29,6 +29,11 @@ public protocol CollectorStore: Sendable {
     /// The values of `dimension` that have data for `app` on the UTC days that
     /// `[from, to)` touches, sorted (for filter menus).
     func dimensionValues(app: String, dimension: RollupDimension, from: Double, to: Double) async throws -> [String]
+    /// The values of `dimension` that have data for `app` on the UTC days that `[from, to)`
+    /// touches, most visits first (then by value, bytewise), only those that contain
+    /// `search` (ASCII letters in either case) when it is given, at most `limit`: what a
+    /// filter menu shows, however many values there are (``ValueVisits``).
+    func topDimensionValues(app: String, dimension: RollupDimension, from: Double, to: Double, search: String?, limit: Int) async throws -> [ValueVisits]
     /// Raw events stored for `app` (for retention and tests).
     func rawEventCount(app: String) async throws -> Int
     /// The first hour (hours since the epoch) from `hour` through `lastHour` in which any of
@@ -61,6 +66,9 @@ public protocol CollectorStore: Sendable {
     /// The values of the declared tag `key` that have data for `app` on the UTC days that
     /// `[from, to)` touches, sorted (for filter menus).
     func tagValues(app: String, key: String, from: Double, to: Double) async throws -> [String]
+    /// The values of the declared tag `key` as ``topDimensionValues(app:dimension:from:to:search:limit:)``
+    /// gives a dimension's: most visits first, matching `search`, at most `limit`.
+    func topTagValues(app: String, key: String, from: Double, to: Double, search: String?, limit: Int) async throws -> [ValueVisits]
     /// Replaces one kind of an app's key with a fresh one and returns it (`nil` for an
     /// unknown or revoked app): old ingest keys keep working for `gracePeriod` seconds,
     /// old read keys and their dashboard sessions end at once, and so do old admin keys.
@@ -82,6 +90,10 @@ public protocol CollectorStore: Sendable {
     /// has no screens, networks or power modes, so those filters are not applied), by
     /// version.
     func metricKitVersions(app: String, query: ScreenQuery) async throws -> [MetricKitVersionSummary]
+    /// Deletes MetricKit payloads whose end is before `cutoff` (Unix seconds), at most
+    /// `limit` of them; returns how many were deleted (the retention sweep, with the
+    /// raw events' cutoff).
+    func deleteMetricKitPayloads(endedBefore cutoff: Double, limit: Int) async throws -> Int
     /// The thresholds `app` set (bands and verdict rules; what it did not set is absent
     /// and takes its default), or `nil` for an unknown app.
     func thresholds(app: String) async throws -> AppThresholds?
@@ -115,6 +127,22 @@ public protocol CollectorStore: Sendable {
 extension CollectorStore {
     /// 10 000 events a call.
     public var retentionChunk: Int { 10_000 }
+
+    /// Deletes nothing: for stores that keep no MetricKit payloads (test doubles).
+    public func deleteMetricKitPayloads(endedBefore cutoff: Double, limit: Int) async throws -> Int { 0 }
+
+    /// From ``dimensionValues(app:dimension:from:to:)``, without visit counts (0), by value:
+    /// for stores that cannot count (test doubles).
+    public func topDimensionValues(app: String, dimension: RollupDimension, from: Double, to: Double, search: String?,
+                                   limit: Int) async throws -> [ValueVisits] {
+        ValueVisits.matching(try await dimensionValues(app: app, dimension: dimension, from: from, to: to), search: search, limit: limit)
+    }
+
+    /// From ``tagValues(app:key:from:to:)``, without visit counts (0), by value: for stores
+    /// that cannot count (test doubles).
+    public func topTagValues(app: String, key: String, from: Double, to: Double, search: String?, limit: Int) async throws -> [ValueVisits] {
+        ValueVisits.matching(try await tagValues(app: app, key: key, from: from, to: to), search: search, limit: limit)
+    }
 
     /// What `key` grants now, by the system clock.
     public func authenticate(key: String) async throws -> KeyGrant? {

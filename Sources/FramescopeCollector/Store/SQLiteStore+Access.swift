@@ -78,7 +78,8 @@ extension SQLiteStore {
     }
 
     /// Forgets batch ids received before `cutoff` (at most `limit` of them), the distinct
-    /// dimension values of days before it, expired sessions and keys whose grace period is
+    /// dimension values of days before it (and, from the cardinality window, values last
+    /// used before it), expired sessions and keys whose grace period is
     /// over; returns how many batch ids went.
     public func pruneAccessRecords(batchesReceivedBefore cutoff: Double, now: Double, limit: Int) async throws -> Int {
         try await database.write { db in
@@ -89,7 +90,10 @@ extension SQLiteStore {
             try db.execute(sql: "DELETE FROM sessions WHERE expires_at <= ?", arguments: [now])
             try db.execute(sql: "DELETE FROM keys WHERE expires_at IS NOT NULL AND expires_at <= ?", arguments: [now])
             // Days no event can land on any more (events start at most 30 days back).
-            try db.execute(sql: "DELETE FROM dimension_values WHERE day < ?", arguments: [Int64((cutoff / 86_400).rounded(.down)) * 86_400])
+            let day = Int64((cutoff / 86_400).rounded(.down)) * 86_400
+            try db.execute(sql: "DELETE FROM dimension_values WHERE day < ?", arguments: [day])
+            // Values the app has not used since: they leave the cardinality window.
+            try db.execute(sql: "DELETE FROM dimension_window WHERE last_day < ?", arguments: [day])
             return batches
         }
     }

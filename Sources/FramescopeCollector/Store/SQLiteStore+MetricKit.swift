@@ -1,16 +1,34 @@
 import FramescopeCore
 import GRDB
 
+/// MetricKit payload rows (`metrickit_payloads`, schema v8): stored through the same
+/// cardinality gate as events, summarised per app version, deleted past the raw-event
+/// retention.
 extension SQLiteStore {
+    /// Stores the records whose digest `app` has not stored yet, in one transaction; their
+    /// app version, OS version and device model pass the cardinality gate of the day their
+    /// payload ends (``CardinalityGate``, the events' daily and window limits: a value past
+    /// them is stored as `(other)`). Returns how many were stored.
     public func storeMetricKit(app: String, records: [MetricKitRecord]) async throws -> Int {
-        try await database.write { db in
+        let limits = cardinality
+        return try await database.write { db in
             var stored = 0
+            var gate = CardinalityGate(limits: limits)
+            let exists = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM metrickit_payloads WHERE app_id = ? AND digest = ?)")
             let statement = try db.cachedStatement(sql: """
                 INSERT OR IGNORE INTO metrickit_payloads (app_id, digest, received_at, begin_at, end_at, app_version, os_version,
                     device_model, scroll_hitch_time_ratio, hang_diagnostics, hang_time, longest_hang, histogram_hangs)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
-            for record in records {
+            for var record in records {
+                // A payload stored before passes nothing through the gate a second time.
+                if try Bool.fetchOne(exists, arguments: [app, record.digest]) ?? false { continue }
+                let day = RollupLevel.floor(Int64(record.end.rounded(.down)), to: 86_400)
+                for (dimension, path) in MetricKitRecord.gatedDimensions {
+                    // An empty value names nothing (the payload had none): no value to count.
+                    guard !record[keyPath: path].isEmpty else { continue }
+                    record[keyPath: path] = try gate.admit(record[keyPath: path], app: app, day: day, dimension: dimension, db)
+                }
                 try statement.execute(arguments: [
                     app, record.digest, record.receivedAt, record.begin, record.end, record.appVersion, record.osVersion,
                     record.deviceModel, record.scrollHitchTimeRatio, record.hangDiagnostics, record.hangTime, record.longestHang,
@@ -19,6 +37,19 @@ extension SQLiteStore {
                 stored += db.changesCount
             }
             return stored
+        }
+    }
+
+    /// Deletes up to `limit` MetricKit payload rows whose end is before `cutoff` (Unix
+    /// seconds), oldest first, in one transaction (by `metrickit_by_end`, schema v14);
+    /// returns how many.
+    public func deleteMetricKitPayloads(endedBefore cutoff: Double, limit: Int) async throws -> Int {
+        try await database.write { db in
+            try db.execute(sql: """
+                DELETE FROM metrickit_payloads WHERE rowid IN (
+                    SELECT rowid FROM metrickit_payloads WHERE end_at < ? ORDER BY end_at LIMIT ?)
+                """, arguments: [cutoff, limit])
+            return db.changesCount
         }
     }
 
