@@ -2,6 +2,7 @@ import Foundation
 import FramescopeCore
 import Hummingbird
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 
 /// Ingest, from request body to stored rows: reads the body within the collector's byte
@@ -77,27 +78,27 @@ public struct IngestService: Sendable {
         }
         // Bytes of the budget this request holds; read by the release after every child
         // task of `receive` has ended, so nothing reserved is ever left behind.
-        let held = LockedValue(0)
+        let held = NIOLockedValueBox(0)
         do {
             let body = try await read(request, gzip: gzip, held: held)
             let result = try await work(body)
-            await budget.release(held.withLock { $0 })
+            await budget.release(held.withLockedValue { $0 })
             return result
         } catch {
-            await budget.release(held.withLock { $0 })
+            await budget.release(held.withLockedValue { $0 })
             throw error
         }
     }
 
     /// The body, inflated when `gzip`; `held` grows by what is reserved for it.
-    private func read(_ request: Request, gzip: Bool, held: LockedValue<Int>) async throws -> ByteBuffer {
+    private func read(_ request: Request, gzip: Bool, held: NIOLockedValueBox<Int>) async throws -> ByteBuffer {
         let body = try await receive(request.body, held: held)
         guard gzip else { return body }
         guard await budget.reserve(limits.maximumDecompressedBytes) else { throw CollectorError.saturated }
-        held.withLock { $0 += limits.maximumDecompressedBytes }
+        held.withLockedValue { $0 += limits.maximumDecompressedBytes }
         let inflated = try gunzip(body, limit: limits.maximumDecompressedBytes)
         // The compressed bytes are dropped with `body`: keep only what the inflated body holds.
-        let unused = held.withLock { held in
+        let unused = held.withLockedValue { held in
             let unused = max(0, held - inflated.readableBytes)
             held -= unused
             return unused
@@ -111,8 +112,8 @@ public struct IngestService: Sendable {
     /// ``BodyPace/deadline(received:)``, the read is cancelled and this throws 408.
     /// - Throws: ``CollectorError``: 413, 503 `saturated`, 408 `body_too_slow`; the
     ///   connection's error when it fails mid-body.
-    private func receive(_ body: RequestBody, held: LockedValue<Int>) async throws -> ByteBuffer {
-        let received = LockedValue(0)
+    private func receive(_ body: RequestBody, held: NIOLockedValueBox<Int>) async throws -> ByteBuffer {
+        let received = NIOLockedValueBox(0)
         let started = ContinuousClock.now
         return try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
             group.addTask {
@@ -121,15 +122,15 @@ public struct IngestService: Sendable {
                     let count = chunk.readableBytes
                     guard count <= limits.maximumBodyBytes - collected.readableBytes else { throw CollectorError.bodyTooLarge(limits.maximumBodyBytes) }
                     guard await budget.reserve(count) else { throw CollectorError.saturated }
-                    held.withLock { $0 += count }
-                    received.withLock { $0 += count }
+                    held.withLockedValue { $0 += count }
+                    received.withLockedValue { $0 += count }
                     if collected.readableBytes == 0 { collected = chunk } else { collected.writeImmutableBuffer(chunk) }
                 }
                 return collected
             }
             group.addTask {
                 while true {
-                    let bytes = received.withLock { $0 }
+                    let bytes = received.withLockedValue { $0 }
                     let deadline = started.advanced(by: .seconds(pace.deadline(received: bytes)))
                     let now = ContinuousClock.now
                     if now >= deadline {

@@ -1,5 +1,6 @@
 import Hummingbird
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 
 /// Applies ``ConnectionLimits`` to a Hummingbird server, with the pieces Hummingbird lacks.
@@ -22,9 +23,9 @@ public final class ConnectionGuard: Sendable {
     /// The limits applied.
     public let limits: ConnectionLimits
     private let logger: Logger
-    private let state: LockedValue<State>
+    private let state: NIOLockedValueBox<State>
 
-    private struct State {
+    private struct State: Sendable {
         var table: ConnectionTable<ObjectIdentifier>
         var channels: [ObjectIdentifier: any Channel] = [:]
     }
@@ -33,13 +34,13 @@ public final class ConnectionGuard: Sendable {
     public init(limits: ConnectionLimits, logger: Logger) {
         self.limits = limits
         self.logger = logger
-        self.state = LockedValue(State(table: ConnectionTable(maximum: limits.maximumConnections)))
+        self.state = NIOLockedValueBox(State(table: ConnectionTable(maximum: limits.maximumConnections)))
     }
 
     /// Connections open now.
-    public var openConnections: Int { state.withLock { $0.table.openCount } }
+    public var openConnections: Int { state.withLockedValue { $0.table.openCount } }
     /// Idle connections closed so far to make room for new ones.
-    public var shedConnections: Int { state.withLock { $0.table.shed } }
+    public var shedConnections: Int { state.withLockedValue { $0.table.shed } }
 
     /// A handler for one connection's pipeline: it registers the connection, and closes it
     /// after a flushed response that said `Connection: close`.
@@ -54,12 +55,12 @@ public final class ConnectionGuard: Sendable {
 
     func opened(_ channel: any Channel) {
         let id = ObjectIdentifier(channel)
-        let victim: (any Channel)? = state.withLock { state in
+        let victim: (any Channel)? = state.withLockedValue { state in
             state.channels[id] = channel
             return state.table.opened(id).flatMap { state.channels[$0] }
         }
         channel.closeFuture.whenComplete { _ in
-            self.state.withLock { state in
+            self.state.withLockedValue { state in
                 state.table.closed(id)
                 state.channels[id] = nil
             }
@@ -73,15 +74,15 @@ public final class ConnectionGuard: Sendable {
     }
 
     func requestStarted(_ channel: any Channel) {
-        state.withLock { $0.table.requestStarted(ObjectIdentifier(channel)) }
+        state.withLockedValue { $0.table.requestStarted(ObjectIdentifier(channel)) }
     }
 
     func requestEnded(_ channel: any Channel, closeAfterResponse: Bool) {
-        state.withLock { $0.table.requestEnded(ObjectIdentifier(channel), closeAfterResponse: closeAfterResponse) }
+        state.withLockedValue { $0.table.requestEnded(ObjectIdentifier(channel), closeAfterResponse: closeAfterResponse) }
     }
 
     func flushed(_ channel: any Channel) -> Bool {
-        state.withLock { $0.table.flushed(ObjectIdentifier(channel)) }
+        state.withLockedValue { $0.table.flushed(ObjectIdentifier(channel)) }
     }
 }
 

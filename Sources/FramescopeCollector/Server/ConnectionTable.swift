@@ -7,7 +7,7 @@
 /// (a silent socket, or a head sent a byte at a time), or after a response was flushed and
 /// before the next head. A connection serving a request is never chosen, however long the
 /// request takes; its body is held to ``BodyPace`` instead.
-struct ConnectionTable<ID: Hashable> {
+struct ConnectionTable<ID: Hashable & Sendable>: Sendable {
     /// What the table knows of one connection.
     struct Entry: Equatable {
         /// Requests being served now (0 or 1 on HTTP/1.1).
