@@ -125,11 +125,16 @@ extension ClickHouseStore {
     }
 
     /// Runs `ALTER TABLE table … command` (on every shard's local table on a cluster) and
-    /// waits until this server's mutations of the table are done, up to 60 s. Rows
-    /// inserted after the mutation was submitted are not touched by it.
+    /// waits until the table's mutations are done on every shard (`cluster(name,
+    /// system.mutations)`; on one server its own), up to 60 s. Rows inserted after the
+    /// mutation was submitted are not touched by it.
+    ///
+    /// Waiting only on the server asked left a window on a cluster in which the other shard
+    /// still held the deleted rows, and a re-ingest right after a prune read them as seen.
     func mutate(_ table: String, _ command: String) async throws {
         try await client.execute("ALTER TABLE \(topology.database).\(table)\(topology.localSuffix)\(topology.onCluster) \(command)")
-        let pending = "SELECT count() FROM system.mutations WHERE database = \(Self.quote(topology.database)) AND table = \(Self.quote(table + topology.localSuffix)) AND is_done = 0"
+        let mutations = topology.cluster.map { "cluster(\(Self.quote($0)), system.mutations)" } ?? "system.mutations"
+        let pending = "SELECT count() FROM \(mutations) WHERE database = \(Self.quote(topology.database)) AND table = \(Self.quote(table + topology.localSuffix)) AND is_done = 0"
         for _ in 0..<600 {
             if try await client.rows(pending).first?.first == "0" { return }
             try await Task.sleep(for: .milliseconds(100))
