@@ -10,6 +10,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     dependencies: [
         .package(name: "Framescope", path: ".."),
+        .package(name: "FramescopeServer", path: "../Server"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
@@ -41,7 +42,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "FramescopeCore", package: "Framescope"),
                 .product(name: "FramescopeSimulation", package: "Framescope"),
-                .product(name: "FramescopeCollector", package: "Framescope"),
+                .product(name: "FramescopeCollector", package: "FramescopeServer"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],

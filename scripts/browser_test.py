@@ -70,7 +70,7 @@ def render_times(url, cookie, paths, repeats=7):
 
 
 def main():
-    binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "debug", "framescope")
+    binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "Server", ".build", "debug", "framescope")
     work = tempfile.mkdtemp(prefix="framescope-browser-")
     server, url, read_key, ingest_key = start_server(binary, work)
     driver = make_driver()

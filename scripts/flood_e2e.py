@@ -163,7 +163,7 @@ def sign_in(url, read_key):
 
 def main():
     started = time.time()
-    binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "debug", "framescope")
+    binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "Server", ".build", "debug", "framescope")
     if not check(os.access(binary, os.X_OK), f"the collector binary {binary} exists"):
         return finish(started)
     work = tempfile.mkdtemp(prefix="framescope-flood-")

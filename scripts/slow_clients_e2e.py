@@ -339,7 +339,7 @@ def silent_sockets(collector, server, work, announced):
 
 def main():
     started = time.time()
-    binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "debug", "framescope")
+    binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "Server", ".build", "debug", "framescope")
     if not os.access(binary, os.X_OK):
         check(False, f"the collector binary {binary} exists")
         return finish(started)

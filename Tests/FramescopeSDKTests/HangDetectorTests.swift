@@ -172,6 +172,35 @@ struct HangDetectorTests {
         #expect(stop.events == [.ended(Hang(start: 0, duration: 0.3), .suspended)])
     }
 
+    @Test("Three 300 ms blocks 100 ms apart are three hangs of about 300 ms, each begun and ended once")
+    func hangsInARow() {
+        var detector = Self.makeDetector()
+        _ = detector.start(now: 0)
+        var events: [HangEvent] = []
+        for block in 0..<3 {
+            let start = UInt64(block) * 400
+            // The ping posted at `start` runs when the 300 ms block ends; the checks until
+            // then find it waiting.
+            events += detector.checks(from: start + 10, to: start + 300)
+            let end = detector.check(now: (start + 310) * Self.ms, pingRanAt: (start + 301) * Self.ms)
+            events += end.events
+            #expect(end.postPing)
+            // 100 ms of a healthy queue: each check finds the last ping run and posts again.
+            for t in stride(from: start + 320, through: start + 400, by: 10) {
+                let action = detector.check(now: t * Self.ms, pingRanAt: (t - 9) * Self.ms)
+                events += action.events
+            }
+        }
+        let began = events.filter { if case .began = $0 { true } else { false } }
+        let ended = events.compactMap { event -> (Hang, HangEnding)? in
+            if case let .ended(hang, ending) = event { return (hang, ending) }
+            return nil
+        }
+        #expect(began.count == 3 && ended.count == 3, "\(events)")
+        #expect(ended.allSatisfy { $0.1 == .recovered && abs($0.0.duration - 0.3) <= 0.01 }, "\(ended)")
+        #expect(detector.hangs == 3)
+    }
+
     @Test("A hang that began before a visit is recorded from the visit's start")
     func record() {
         let hang = Hang(start: 2_000_000_000, duration: 0.5)

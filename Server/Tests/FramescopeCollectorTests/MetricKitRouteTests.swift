@@ -16,6 +16,7 @@ struct MetricKitRouteTests {
     static let now = CollectorRouteTests.now
     static var corpus: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("shared/corpus/metrickit")
     }
 

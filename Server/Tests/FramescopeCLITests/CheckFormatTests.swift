@@ -11,13 +11,14 @@ struct CheckFormatTests {
     let directory: TemporaryDirectory
     init() throws { directory = try TemporaryDirectory() }
 
-    /// The repository's root (this file is `Tests/FramescopeCLITests/CheckFormatTests.swift`).
+    /// The repository's root (this file is `Server/Tests/FramescopeCLITests/CheckFormatTests.swift`).
     static var root: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
     }
 
     /// The JUnit schema the reports are validated against.
-    static var schema: URL { root.appendingPathComponent("Tests/FramescopeCLITests/Fixtures/junit.xsd") }
+    static var schema: URL { root.appendingPathComponent("Server/Tests/FramescopeCLITests/Fixtures/junit.xsd") }
 
     /// Limits on all three scopes: the recording and the motion are met by both traces of
     /// ``traces()``, and each segment allows 2 drop events and 2 dropped frames.

@@ -11,6 +11,7 @@ struct PipeInputTests {
     /// The shared corpus of other tools' recordings (`../shared/corpus` beside the repository).
     static var corpus: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("shared/corpus")
     }
 

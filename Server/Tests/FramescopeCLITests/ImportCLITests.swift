@@ -7,6 +7,7 @@ import Testing
 struct ImportCLITests {
     static var corpus: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("shared/corpus")
     }
 
