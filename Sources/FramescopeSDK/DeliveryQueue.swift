@@ -48,7 +48,8 @@ actor DeliveryQueue {
     private let disk: DiskQueue
     private let eventEncoder: JSONEncoder
     private let log: (@Sendable (String) -> Void)?
-    private let clock: any Clock<Duration>
+    /// What every wait sleeps on; the visit pipeline's settle wait sleeps on it too.
+    nonisolated let clock: any Clock<Duration>
     private var statistics = DeliveryStatistics()
 
     private var failures = 0

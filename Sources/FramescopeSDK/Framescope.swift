@@ -218,6 +218,7 @@ public final class Framescope {
         let pipeline = VisitPipeline(
             delivery: delivery, sampler: sampler, hangLog: hangLog, deviceState: configuration.deviceState,
             settleNanoseconds: watchdog == nil ? 0 : nanoseconds(configuration.watchdogCheckInterval * 2.5), clock: clock,
+            sleeper: delivery.clock,
             shortVisitsKept: shortVisitsKept, notify: { [weak self] event in await self?.notify(event) })
         let messages = messages
         pipelineTask = Task.detached { await pipeline.run(messages) }

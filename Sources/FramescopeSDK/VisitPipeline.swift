@@ -45,7 +45,11 @@ struct VisitPipeline: Sendable {
     let deviceState: @Sendable () -> DeviceState
     /// How long after a visit's end to wait for the watchdog's verdict on it (ns).
     let settleNanoseconds: UInt64
+    /// The clock visits' ends are read on (the tracker's).
     let clock: MonotonicClock
+    /// What the settle wait sleeps on: the delivery queue's clock, so a test steps a manual
+    /// clock instead of sleeping.
+    let sleeper: any Clock<Duration>
     /// Short visits sent because they hold a hang.
     let shortVisitsKept: Locked<Int>
     let notify: @Sendable (ScreenVisitEvent) async -> Void
@@ -69,7 +73,7 @@ struct VisitPipeline: Sendable {
                 // A hang that ended just before the visit closed is reported at the
                 // watchdog's next check: wait for it.
                 let wait = (closed.end &+ settleNanoseconds).minus(clock.now())
-                if wait > 0 { try? await Task.sleep(for: .nanoseconds(Int64(min(wait, UInt64(Int64.max))))) }
+                if wait > 0 { try? await sleeper.sleep(for: .nanoseconds(Int64(min(wait, UInt64(Int64.max))))) }
                 let hangs = hangLog.take(for: closed)
                 if isShort {
                     guard closed.isKeptWhenShort(hangs: hangs) else { continue }

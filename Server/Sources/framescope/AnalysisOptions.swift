@@ -45,4 +45,4 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
     case json
 }
 
-extension TraceFormat: ExpressibleByArgument {}
+extension TraceFormat: @retroactive ExpressibleByArgument {}

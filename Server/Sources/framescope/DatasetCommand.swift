@@ -59,5 +59,5 @@ struct MessagesCommand: ParsableCommand {
     }
 }
 
-extension MessageDataset.Cells: ExpressibleByArgument {}
+extension MessageDataset.Cells: @retroactive ExpressibleByArgument {}
 

@@ -87,4 +87,4 @@ struct RecordChromeCommand: AsyncParsableCommand {
     }
 }
 
-extension ScrollRamp.Name: ExpressibleByArgument {}
+extension ScrollRamp.Name: @retroactive ExpressibleByArgument {}

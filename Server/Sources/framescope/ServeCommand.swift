@@ -55,6 +55,19 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Distinct device models an app may create per day; more fold into '(other)'.", valueName: "n"))
     var maxDeviceModelsPerDay = CardinalityLimits().deviceModels
 
+    @Option(help: ArgumentHelp("Distinct screens an app may have across the 32-day window; a new one beyond folds into '(other)'.", valueName: "n"))
+    var maxScreensInWindow = CardinalityLimits().screensInWindow
+
+    @Option(help: ArgumentHelp("Distinct app versions, and distinct OS versions, an app may have across the 32-day window; more fold into '(other)'.",
+                               valueName: "n"))
+    var maxValuesInWindow = CardinalityLimits().appVersionsInWindow
+
+    @Option(help: ArgumentHelp("Distinct device models an app may have across the 32-day window; more fold into '(other)'.", valueName: "n"))
+    var maxDeviceModelsInWindow = CardinalityLimits().deviceModelsInWindow
+
+    @Option(help: ArgumentHelp("Distinct values of each declared tag an app may have across the 32-day window; more fold into '(other)'.", valueName: "n"))
+    var maxTagValuesInWindow = CardinalityLimits().tagValuesInWindow
+
     @Flag(help: "Run no retention or alert jobs: for every collector but one that share a ClickHouse store (docs/scaling.md).")
     var noJobs = false
 
@@ -90,6 +103,13 @@ struct ServeCommand: AsyncParsableCommand {
         if !(1...1_000_000).contains(maxScreensPerDay) { throw ValidationError("--max-screens-per-day must be 1–1000000") }
         if !(1...1_000_000).contains(maxValuesPerDay) { throw ValidationError("--max-values-per-day must be 1–1000000") }
         if !(1...1_000_000).contains(maxDeviceModelsPerDay) { throw ValidationError("--max-device-models-per-day must be 1–1000000") }
+        for (name, value, daily) in [("--max-screens-in-window", maxScreensInWindow, maxScreensPerDay),
+                                     ("--max-values-in-window", maxValuesInWindow, maxValuesPerDay),
+                                     ("--max-device-models-in-window", maxDeviceModelsInWindow, maxDeviceModelsPerDay),
+                                     ("--max-tag-values-in-window", maxTagValuesInWindow, 1)] where !(daily...1_000_000).contains(value) {
+            // A window limit below the daily one would fold values a single day admits.
+            throw ValidationError("\(name) must be \(daily)–1000000 (at least the daily limit)")
+        }
         if !(idleTimeout >= 1 && idleTimeout <= 3_600) { throw ValidationError("--idle-timeout must be 1–3600 seconds") }
         if let maxConnections {
             let descriptors = ConnectionLimits.descriptorLimit()
@@ -110,6 +130,11 @@ struct ServeCommand: AsyncParsableCommand {
         cardinality.appVersions = maxValuesPerDay
         cardinality.osVersions = maxValuesPerDay
         cardinality.deviceModels = maxDeviceModelsPerDay
+        cardinality.screensInWindow = maxScreensInWindow
+        cardinality.appVersionsInWindow = maxValuesInWindow
+        cardinality.osVersionsInWindow = maxValuesInWindow
+        cardinality.deviceModelsInWindow = maxDeviceModelsInWindow
+        cardinality.tagValuesInWindow = maxTagValuesInWindow
         let store = try await storeOptions.open(fallback: Self.defaultDatabase, backgroundCheckpoints: true, cardinality: cardinality)
         var lines: [String] = []
         if demo {
