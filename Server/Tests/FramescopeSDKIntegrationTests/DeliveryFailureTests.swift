@@ -50,7 +50,11 @@ func kind(_ verdict: DeliveryQueue.Verdict) -> String {
     }
 }
 
-@Suite("Delivery: a wrong configuration keeps the queue; a bad batch cannot block it", .serialized)
+/// In the isolated timing process (scripts/test): its retries race a scripted collector over
+/// real HTTP, and in the whole parallel run on two cores a connection refused under load
+/// added a backoff step the assertions do not expect.
+@Suite("Delivery: a wrong configuration keeps the queue; a bad batch cannot block it", .serialized,
+       .enabled(if: isolatedTiming, "runs in its own process: FRAMESCOPE_ISOLATED_TIMING=1 swift test --package-path Server --filter DeliveryFailureTests"))
 struct DeliveryFailureTests {
     // MARK: - Item 12: which answers delete a batch
 

@@ -13,3 +13,6 @@ import Testing
        .enabled(if: ProcessInfo.processInfo.environment["FRAMESCOPE_ISOLATED_TIMING"] != nil,
                 "runs in its own process: FRAMESCOPE_ISOLATED_TIMING=1 swift test --package-path Server --filter RealThreadTests"))
 enum RealThreadTests {}
+
+/// Whether this process is the isolated timing run (`FRAMESCOPE_ISOLATED_TIMING` set).
+let isolatedTiming = ProcessInfo.processInfo.environment["FRAMESCOPE_ISOLATED_TIMING"] != nil
