@@ -52,9 +52,9 @@ public enum ClickHouseError: Error, Sendable, Hashable, HTTPResponseError, Colle
     /// or 500 `store_error`, without ClickHouse's own text (it may quote data).
     public var collectorError: CollectorError {
         isPassing
-            ? CollectorError(.serviceUnavailable, code: "store_unavailable",
+            ? CollectorError(.serviceUnavailable, .storeUnavailable,
                              message: "the collector's store (ClickHouse) cannot be reached; send again later", headers: [.retryAfter: "5"])
-            : CollectorError(.internalServerError, code: "store_error", message: "the collector's store failed")
+            : CollectorError(.internalServerError, .storeError, message: "the collector's store failed")
     }
 
     /// Answers as ``collectorError`` does.

@@ -5,7 +5,7 @@ import Hummingbird
 public struct CollectorError: Error, HTTPResponseError, Sendable {
     /// The HTTP status.
     public var status: HTTPResponse.Status
-    /// A stable, machine-readable code (`invalid_json`, `unauthorized`, …).
+    /// A stable, machine-readable code (`invalid_json`, `unauthorized`, …): a ``Code``'s raw value.
     public var code: String
     /// The request field at fault, as a JSON path (`events[3].report.frames`), if any.
     public var field: String?
@@ -14,8 +14,10 @@ public struct CollectorError: Error, HTTPResponseError, Sendable {
     /// Extra response headers (`Retry-After`).
     public var headers: HTTPFields
 
-    /// Creates an error.
-    public init(_ status: HTTPResponse.Status, code: String, field: String? = nil, message: String, headers: HTTPFields = [:]) {
+    /// Creates an error with a code given as text: for test doubles that stand in for a
+    /// part outside the collector; the collector's own errors name a declared ``Code``
+    /// (``init(_:_:field:message:headers:)``).
+    init(_ status: HTTPResponse.Status, code: String, field: String? = nil, message: String, headers: HTTPFields = [:]) {
         self.status = status
         self.code = code
         self.field = field
@@ -55,7 +57,7 @@ extension CollectorError {
     /// 503 `store_unavailable` with `Retry-After: 60`: the SQLite store's disk is full
     /// (`SQLITE_FULL`). Its transaction was rolled back, so the batch was not kept and the
     /// device sends it again; an operator has to free space, hence a minute, not seconds.
-    public static let storeFull = CollectorError(.serviceUnavailable, code: "store_unavailable",
+    public static let storeFull = CollectorError(.serviceUnavailable, .storeUnavailable,
                                                  message: "the collector's store is full (no space left for the database); send again later",
                                                  headers: [.retryAfter: "60"])
 }

@@ -134,6 +134,6 @@ extension ClickHouseStore {
 
     /// The error for creating an app whose id exists: 409 `app_exists`, naming `id`.
     static func appExists(_ id: String) -> CollectorError {
-        CollectorError(.conflict, code: "app_exists", field: "id", message: "an app with id '\(id)' exists already (revoked apps keep their ids)")
+        CollectorError(.conflict, .appExists, field: "id", message: "an app with id '\(id)' exists already (revoked apps keep their ids)")
     }
 }

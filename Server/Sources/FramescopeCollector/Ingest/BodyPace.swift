@@ -53,7 +53,7 @@ extension CollectorError {
     ///   - received: Bytes of the body that had arrived.
     ///   - seconds: Seconds since the body began.
     static func bodyTooSlow(_ pace: BodyPace, received: Int, seconds: Double) -> CollectorError {
-        CollectorError(.requestTimeout, code: "body_too_slow",
+        CollectorError(.requestTimeout, .bodyTooSlow,
                        message: "the request body arrived too slowly (\(received) bytes in \(Int(seconds.rounded())) s): a body must average "
                            + "\(Int(pace.minimumRate)) bytes/s after its first \(Int(pace.grace)) s and end within \(Int(pace.maximumSeconds)) s; send it again",
                        headers: [.connection: "close"])
@@ -61,6 +61,6 @@ extension CollectorError {
 
     /// 413: the body is (or says it is) larger than `limit` bytes.
     static func bodyTooLarge(_ limit: Int) -> CollectorError {
-        CollectorError(.contentTooLarge, code: "body_too_large", message: "the request body is larger than the collector accepts (\(limit) bytes)")
+        CollectorError(.contentTooLarge, .bodyTooLarge, message: "the request body is larger than the collector accepts (\(limit) bytes)")
     }
 }

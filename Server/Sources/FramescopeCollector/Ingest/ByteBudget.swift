@@ -34,7 +34,7 @@ public actor ByteBudget {
 
 extension CollectorError {
     /// 503 with `Retry-After: 1`: the collector holds as many request bytes as it may.
-    static let saturated = CollectorError(.serviceUnavailable, code: "saturated",
+    static let saturated = CollectorError(.serviceUnavailable, .saturated,
                                           message: "the collector is busy with other requests; retry after 1 s",
                                           headers: [.retryAfter: "1"])
 }

@@ -55,7 +55,7 @@ public actor GroupCommit {
         let bytes = batch.approximateBytes
         guard waitingBytes <= maximumWaitingBytes - bytes else {
             refusedBatches += 1
-            throw CollectorError(.serviceUnavailable, code: "saturated",
+            throw CollectorError(.serviceUnavailable, .saturated,
                                  message: "the collector's writer is saturated; retry after 1 s", headers: [.retryAfter: "1"])
         }
         waitingBytes += bytes

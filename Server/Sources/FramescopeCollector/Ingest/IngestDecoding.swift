@@ -25,9 +25,9 @@ func decodeBatch(_ body: ByteBuffer) throws -> WireBatch {
     } catch let error as DecodingError {
         let field = error.fieldPath
         if case .dataCorrupted = error, field.isEmpty {
-            throw CollectorError(.badRequest, code: "invalid_json", message: invalidJSONMessage(Data(buffer: body)))
+            throw CollectorError(.badRequest, .invalidJSON, message: invalidJSONMessage(Data(buffer: body)))
         }
-        throw CollectorError(.badRequest, code: "invalid_field", field: field.isEmpty ? nil : field, message: error.reason)
+        throw CollectorError(.badRequest, .invalidField, field: field.isEmpty ? nil : field, message: error.reason)
     }
     try body.withUnsafeReadableBytes { try refuseRepeatedMembers(in: $0, of: &batch) }
     return batch
@@ -45,7 +45,7 @@ func refuseRepeatedMembers(in bytes: UnsafeRawBufferPointer, of batch: inout Wir
                 batch.events[index].result = .failure(.dataCorrupted(.init(codingPath: path.codingKeys, debugDescription: message)))
             }
         } else {
-            throw CollectorError(.badRequest, code: "invalid_field", field: path.fieldPath, message: message)
+            throw CollectorError(.badRequest, .invalidField, field: path.fieldPath, message: message)
         }
     }
 }
@@ -85,26 +85,26 @@ func gunzip(_ body: ByteBuffer, limit: Int) throws -> ByteBuffer {
     do {
         output = try input.decompress(with: .gzip(), maxSize: limit)
     } catch let error as CompressNIOError where error == .bufferOverflow {
-        throw CollectorError(.contentTooLarge, code: "decompressed_too_large", field: "Content-Encoding",
+        throw CollectorError(.contentTooLarge, .decompressedTooLarge, field: "Content-Encoding",
                              message: "the body decompresses to more than \(limit >> 20) MiB")
     } catch {
-        throw CollectorError(.badRequest, code: "invalid_gzip", field: "Content-Encoding", message: "the body is not valid gzip data")
+        throw CollectorError(.badRequest, .invalidGzip, field: "Content-Encoding", message: "the body is not valid gzip data")
     }
     // The decompressor may overshoot its limit by up to one buffer before it stops.
     guard output.readableBytes <= limit else {
-        throw CollectorError(.contentTooLarge, code: "decompressed_too_large", field: "Content-Encoding",
+        throw CollectorError(.contentTooLarge, .decompressedTooLarge, field: "Content-Encoding",
                              message: "the body decompresses to more than \(limit >> 20) MiB")
     }
     // A stream cut short still inflates to what it held: its last four bytes (ISIZE, the
     // length modulo 2³²) then do not match, and the body is refused as gzip, not as JSON.
     let view = body.readableBytesView
     guard view.count >= 18 else {
-        throw CollectorError(.badRequest, code: "invalid_gzip", field: "Content-Encoding", message: "the body is not valid gzip data")
+        throw CollectorError(.badRequest, .invalidGzip, field: "Content-Encoding", message: "the body is not valid gzip data")
     }
     let trailer = view.suffix(4)
     let size = trailer.reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
     guard size == UInt32(truncatingIfNeeded: output.readableBytes) else {
-        throw CollectorError(.badRequest, code: "invalid_gzip", field: "Content-Encoding",
+        throw CollectorError(.badRequest, .invalidGzip, field: "Content-Encoding",
                              message: "the gzip data is cut short or damaged (its trailer does not match)")
     }
     return output

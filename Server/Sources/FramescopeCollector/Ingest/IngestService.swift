@@ -73,7 +73,7 @@ public struct IngestService: Sendable {
         case "gzip":
             gzip = true
         case let encoding?:
-            throw CollectorError(.unsupportedMediaType, code: "unsupported_encoding", field: "Content-Encoding",
+            throw CollectorError(.unsupportedMediaType, .unsupportedEncoding, field: "Content-Encoding",
                                  message: "Content-Encoding '\(encoding)' is not accepted; send plain JSON or gzip")
         }
         // Bytes of the budget this request holds; read by the release after every child

@@ -101,10 +101,10 @@ struct IngestValidator {
     func validate(_ batch: WireBatch, app: String) throws -> (IngestBatch, [RejectedEvent]) {
         let id = batch.batchId
         guard !id.isEmpty, id.count <= 64, id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
-            throw CollectorError(.badRequest, code: "invalid_field", field: "batchId", message: "batchId must be 1–64 letters, digits, '-' or '_'")
+            throw CollectorError(.badRequest, .invalidField, field: "batchId", message: "batchId must be 1–64 letters, digits, '-' or '_'")
         }
         guard batch.app.id == app else {
-            throw CollectorError(.forbidden, code: "wrong_app", field: "app.id", message: "this ingest key belongs to app '\(app)', not '\(batch.app.id)'")
+            throw CollectorError(.forbidden, .wrongApp, field: "app.id", message: "this ingest key belongs to app '\(app)', not '\(batch.app.id)'")
         }
         let appVersion = CanonicalText.nfc(batch.app.version), build = CanonicalText.nfc(batch.app.build)
         let model = CanonicalText.nfc(batch.device.model), osName = CanonicalText.nfc(batch.device.osName)
@@ -112,27 +112,27 @@ struct IngestValidator {
         for (field, value) in [("app.version", appVersion), ("app.build", build), ("device.model", model),
                                ("device.osName", osName), ("device.osVersion", osVersion)] {
             if let problem = WireText.problem(in: value, maximumBytes: limits.maximumFieldLength) {
-                throw CollectorError(.badRequest, code: "invalid_field", field: field, message: "\(field) \(problem)")
+                throw CollectorError(.badRequest, .invalidField, field: field, message: "\(field) \(problem)")
             }
             if value == CardinalityLimits.other {
-                throw CollectorError(.badRequest, code: "invalid_field", field: field, message: "\(field) '\(CardinalityLimits.other)' is reserved for folded values")
+                throw CollectorError(.badRequest, .invalidField, field: field, message: "\(field) '\(CardinalityLimits.other)' is reserved for folded values")
             }
         }
         if let installation = batch.device.installationId {
             guard !installation.isEmpty, installation.count <= 64,
                   installation.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
-                throw CollectorError(.badRequest, code: "invalid_field", field: "device.installationId",
+                throw CollectorError(.badRequest, .invalidField, field: "device.installationId",
                                      message: "device.installationId must be 1–64 letters, digits, '-' or '_'")
             }
         }
         guard (1...1000).contains(batch.device.maxRefreshRate) else {
-            throw CollectorError(.badRequest, code: "invalid_field", field: "device.maxRefreshRate", message: "device.maxRefreshRate must be 1–1000 Hz")
+            throw CollectorError(.badRequest, .invalidField, field: "device.maxRefreshRate", message: "device.maxRefreshRate must be 1–1000 Hz")
         }
         guard !batch.events.isEmpty else {
-            throw CollectorError(.badRequest, code: "invalid_field", field: "events", message: "a batch needs at least one event")
+            throw CollectorError(.badRequest, .invalidField, field: "events", message: "a batch needs at least one event")
         }
         guard batch.events.count <= limits.maximumEvents else {
-            throw CollectorError(.contentTooLarge, code: "too_many_events", field: "events", message: "a batch holds at most \(limits.maximumEvents) events")
+            throw CollectorError(.contentTooLarge, .tooManyEvents, field: "events", message: "a batch holds at most \(limits.maximumEvents) events")
         }
 
         var accepted: [(event: ScreenVisitEvent, startedAt: Double)] = []

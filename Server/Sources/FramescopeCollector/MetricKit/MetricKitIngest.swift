@@ -53,8 +53,8 @@ extension IngestService {
                 }
             }
         } catch {
-            let code = error.message.hasPrefix("more than") ? "too_many_payloads" : "invalid_json"
-            throw CollectorError(.badRequest, code: code, field: "body",
+            let code: CollectorError.Code = error.message.hasPrefix("more than") ? .tooManyPayloads : .invalidJSON
+            throw CollectorError(.badRequest, code, field: "body",
                                  message: error.line.map { "line \($0): \(error.message)" } ?? error.message)
         }
         let stored = records.isEmpty ? 0 : try await store.storeMetricKit(app: app, records: records)

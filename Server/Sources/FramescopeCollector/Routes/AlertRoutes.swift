@@ -31,7 +31,7 @@ struct AlertRoutes: Sendable {
                 let app = try context.authenticatedApp()
                 let id = try Self.id(context)
                 guard let alert = try await store.acknowledgeAlert(app: app, id: id, now: clock()) else {
-                    throw CollectorError(.notFound, code: "not_found", field: "id", message: "app '\(app)' has no alert \(id)")
+                    throw CollectorError(.notFound, .notFound, field: "id", message: "app '\(app)' has no alert \(id)")
                 }
                 return alert
             }
@@ -48,7 +48,7 @@ struct AlertRoutes: Sendable {
                 do {
                     created = try await store.addWebhook(app: app, url: url, now: clock())
                 } catch let error as WebhookURLError {
-                    throw CollectorError(.badRequest, code: "invalid_field", field: "url", message: error.message)
+                    throw CollectorError(.badRequest, .invalidField, field: "url", message: error.message)
                 }
                 guard let created else { throw Self.unknownApp(app) }
                 return EditedResponse(status: .created, response: created)
@@ -57,7 +57,7 @@ struct AlertRoutes: Sendable {
                 let app = try context.authenticatedApp()
                 let id = try Self.id(context)
                 guard try await store.removeWebhook(app: app, id: id) else {
-                    throw CollectorError(.notFound, code: "not_found", field: "id", message: "app '\(app)' has no webhook \(id)")
+                    throw CollectorError(.notFound, .notFound, field: "id", message: "app '\(app)' has no webhook \(id)")
                 }
                 return Response(status: .noContent)
             }
@@ -67,7 +67,7 @@ struct AlertRoutes: Sendable {
     static func id(_ context: CollectorRequestContext) throws -> Int64 {
         let text = try context.parameters.require("id")
         guard text.utf8.count <= 19, let id = Int64(text), id > 0 else {
-            throw CollectorError(.badRequest, code: "invalid_parameter", field: "id", message: "id must be a whole number from 1, not '\(text.prefix(32))'")
+            throw CollectorError(.badRequest, .invalidParameter, field: "id", message: "id must be a whole number from 1, not '\(text.prefix(32))'")
         }
         return id
     }
@@ -76,23 +76,23 @@ struct AlertRoutes: Sendable {
     static func webhookURL(_ body: ByteBuffer) throws -> String {
         let data = Data(buffer: body)
         guard let object = try? JSONSerialization.jsonObject(with: data), let fields = object as? [String: Any] else {
-            throw CollectorError(.badRequest, code: "invalid_json", message: "the body must be a JSON object like {\"url\": \"https://…\"}")
+            throw CollectorError(.badRequest, .invalidJSON, message: "the body must be a JSON object like {\"url\": \"https://…\"}")
         }
         if let unknown = fields.keys.sorted().first(where: { $0 != "url" }) {
-            throw CollectorError(.badRequest, code: "invalid_field", field: String(unknown.prefix(64)), message: "unknown field; the body holds only url")
+            throw CollectorError(.badRequest, .invalidField, field: String(unknown.prefix(64)), message: "unknown field; the body holds only url")
         }
         guard let url = fields["url"] as? String else {
-            throw CollectorError(.badRequest, code: "invalid_field", field: "url",
+            throw CollectorError(.badRequest, .invalidField, field: "url",
                                  message: fields["url"] == nil ? "url is required" : "url must be a string")
         }
         if let problem = WebhookURL.problem(url) {
-            throw CollectorError(.badRequest, code: "invalid_field", field: "url", message: problem.message)
+            throw CollectorError(.badRequest, .invalidField, field: "url", message: problem.message)
         }
         return url
     }
 
     static func unknownApp(_ app: String) -> CollectorError {
-        CollectorError(.notFound, code: "not_found", field: "app", message: "no app '\(app)'")
+        CollectorError(.notFound, .notFound, field: "app", message: "no app '\(app)'")
     }
 }
 

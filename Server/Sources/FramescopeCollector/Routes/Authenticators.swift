@@ -12,13 +12,13 @@ func authenticate(_ request: Request, store: any CollectorStore, kind: KeyGrant.
 ///   for a key of another kind, saying which key to use.
 func authenticate(_ request: Request, store: any CollectorStore, kinds: Set<KeyGrant.Kind>, now: Double) async throws -> KeyGrant {
     guard let header = request.headers[.authorization], header.hasPrefix("Bearer "), header.count > 7 else {
-        throw CollectorError(.unauthorized, code: "unauthorized", field: "Authorization", message: "send 'Authorization: Bearer <key>'")
+        throw CollectorError(.unauthorized, .unauthorized, field: "Authorization", message: "send 'Authorization: Bearer <key>'")
     }
     guard let grant = try await store.authenticate(key: String(header.dropFirst(7)), now: now) else {
-        throw CollectorError(.unauthorized, code: "unauthorized", field: "Authorization", message: "unknown or revoked key")
+        throw CollectorError(.unauthorized, .unauthorized, field: "Authorization", message: "unknown or revoked key")
     }
     guard kinds.contains(grant.kind) else {
-        throw CollectorError(.forbidden, code: "wrong_key_kind", field: "Authorization", message: wrongKindMessage(grant.kind, accepted: kinds))
+        throw CollectorError(.forbidden, .wrongKeyKind, field: "Authorization", message: wrongKindMessage(grant.kind, accepted: kinds))
     }
     return grant
 }
@@ -39,12 +39,12 @@ func wrongKindMessage(_ presented: KeyGrant.Kind, accepted: Set<KeyGrant.Kind>) 
 /// - Throws: 403 when no admin token is configured, 401 when the header is missing or wrong.
 func checkAdminToken(_ request: Request, expected: String?) throws {
     guard let expected, !expected.isEmpty else {
-        throw CollectorError(.forbidden, code: "admin_disabled", field: "Authorization",
+        throw CollectorError(.forbidden, .adminDisabled, field: "Authorization",
                              message: "no admin token is configured; start the collector with FRAMESCOPE_ADMIN_TOKEN or --admin-token-file")
     }
     guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
           constantTimeEqual(Array(header.utf8.dropFirst(7)), Array(expected.utf8)) else {
-        throw CollectorError(.unauthorized, code: "unauthorized", field: "Authorization", message: "send 'Authorization: Bearer <admin token>'")
+        throw CollectorError(.unauthorized, .unauthorized, field: "Authorization", message: "send 'Authorization: Bearer <admin token>'")
     }
 }
 
@@ -84,7 +84,7 @@ struct ReadKeyAuthenticator: RouterMiddleware {
         let app = try context.parameters.require("app")
         let grant = try await authenticate(request, store: store, kind: .read, now: clock())
         guard grant.app == app else {
-            throw CollectorError(.forbidden, code: "wrong_app", field: "app", message: "this read key does not belong to app '\(app)'")
+            throw CollectorError(.forbidden, .wrongApp, field: "app", message: "this read key does not belong to app '\(app)'")
         }
         var context = context
         context.grant = grant
@@ -106,7 +106,7 @@ struct AppKeyAuthenticator: RouterMiddleware {
         let app = try context.parameters.require("app")
         let grant = try await authenticate(request, store: store, kinds: kinds, now: clock())
         guard grant.app == app else {
-            throw CollectorError(.forbidden, code: "wrong_app", field: "app", message: "this \(grant.kind.rawValue) key does not belong to app '\(app)'")
+            throw CollectorError(.forbidden, .wrongApp, field: "app", message: "this \(grant.kind.rawValue) key does not belong to app '\(app)'")
         }
         var context = context
         context.grant = grant
@@ -138,7 +138,7 @@ struct RateLimitMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let app = context.grant?.app ?? ""
         if let wait = await limiter.acquire(app + "/ingest", now: clock()) {
-            throw CollectorError(.tooManyRequests, code: "rate_limited", message: "too many requests for this key; retry in \(wait) s",
+            throw CollectorError(.tooManyRequests, .rateLimited, message: "too many requests for this key; retry in \(wait) s",
                                  headers: [.retryAfter: String(wait)])
         }
         return try await next(request, context)

@@ -17,7 +17,7 @@ public struct CollectorRequestContext: RequestContext {
     /// - Throws: 401 on a route without an authenticator (a wiring mistake, never the client's).
     func authenticatedApp() throws -> String {
         guard let grant else {
-            throw CollectorError(.unauthorized, code: "unauthorized", field: "Authorization", message: "send 'Authorization: Bearer <key>'")
+            throw CollectorError(.unauthorized, .unauthorized, field: "Authorization", message: "send 'Authorization: Bearer <key>'")
         }
         return grant.app
     }

@@ -63,17 +63,17 @@ struct ErrorShapeMiddleware: RouterMiddleware {
         case let error as any CollectorErrorConvertible:
             return error.collectorError
         case let error as HTTPError:
-            return CollectorError(error.status, code: error.status == .notFound ? "not_found" : "http_\(error.status.code)",
+            return CollectorError(error.status, .http(error.status),
                                   message: error.body ?? error.status.reasonPhrase, headers: error.headers)
         case is NIOTooManyBytesError:
-            return CollectorError(.contentTooLarge, code: "body_too_large", message: "the request body is larger than the collector accepts")
+            return CollectorError(.contentTooLarge, .bodyTooLarge, message: "the request body is larger than the collector accepts")
         case let error as DatabaseError where error.resultCode == .SQLITE_FULL:
             // The disk (or the database's size limit) is full: the transaction was rolled
             // back, so nothing of the batch was kept and the device may send it again.
             return .storeFull
         default:
             context.logger.error("unhandled error", metadata: ["error": .string(String(describing: error))])
-            return CollectorError(.internalServerError, code: "internal", message: "internal error")
+            return CollectorError(.internalServerError, .`internal`, message: "internal error")
         }
     }
 }
@@ -113,7 +113,7 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound {
             guard let allowed = allowed(path: request.uri.path) else { throw error }
-            throw CollectorError(.methodNotAllowed, code: "method_not_allowed", message: "use \(allowed) on this path", headers: [.allow: allowed])
+            throw CollectorError(.methodNotAllowed, .methodNotAllowed, message: "use \(allowed) on this path", headers: [.allow: allowed])
         }
     }
 }

@@ -28,7 +28,7 @@ struct ExportRoutes: Sendable {
             var after: RawEventKey?
             if let text = parameters["after"] {
                 guard let key = RawEventKey(cursor: String(text)) else {
-                    throw CollectorError(.badRequest, code: "invalid_parameter", field: "after", message: "after must be a cursor from an earlier export line")
+                    throw CollectorError(.badRequest, .invalidParameter, field: "after", message: "after must be a cursor from an earlier export line")
                 }
                 after = key
             }
@@ -73,7 +73,7 @@ func eventQuery(_ parameters: Parameters, now: Double) throws -> EventQuery {
     for (field, key, value) in try tagParameters(parameters) {
         query.tags[key] = value
         guard query.tags.count <= EventQuery.maximumTagFilters else {
-            throw CollectorError(.badRequest, code: "invalid_parameter", field: field, message: "at most \(EventQuery.maximumTagFilters) tag filters")
+            throw CollectorError(.badRequest, .invalidParameter, field: field, message: "at most \(EventQuery.maximumTagFilters) tag filters")
         }
     }
     return query

@@ -27,7 +27,7 @@ struct QueryRoutes: Sendable {
             var after: String?
             if let text = parameters["after"].map(String.init) {
                 guard let screen = ScreenCursor.screen(of: text) else {
-                    throw CollectorError(.badRequest, code: "invalid_parameter", field: "after",
+                    throw CollectorError(.badRequest, .invalidParameter, field: "after",
                                          message: "after must be a cursor from an earlier answer's cursor field")
                 }
                 after = screen
@@ -41,10 +41,10 @@ struct QueryRoutes: Sendable {
             let figure = try figureParameter(parameters, name: "metric", default: "hitchRatio")
             let intervalText = parameters["interval"].map(String.init) ?? "day"
             guard let interval = BucketInterval(rawValue: intervalText) else {
-                throw CollectorError(.badRequest, code: "invalid_parameter", field: "interval", message: "interval must be hour or day")
+                throw CollectorError(.badRequest, .invalidParameter, field: "interval", message: "interval must be hour or day")
             }
             guard (query.to - query.from) / interval.seconds <= 10_000 else {
-                throw CollectorError(.badRequest, code: "invalid_parameter", field: "interval", message: "the range has more than 10 000 \(interval.rawValue)s; use day or a shorter range")
+                throw CollectorError(.badRequest, .invalidParameter, field: "interval", message: "the range has more than 10 000 \(interval.rawValue)s; use day or a shorter range")
             }
             return try await queries.timeSeries(app: app, query: query, figure: figure, interval: interval)
         }
@@ -53,10 +53,10 @@ struct QueryRoutes: Sendable {
             let (app, query) = try await readQuery(request, context)
             let parameters = request.uri.queryParameters
             guard let baseline = parameters["baseline"].map({ CanonicalText.nfc(String($0)) }), !baseline.isEmpty else {
-                throw CollectorError(.badRequest, code: "missing_parameter", field: "baseline", message: "name the baseline app version: baseline=3.0")
+                throw CollectorError(.badRequest, .missingParameter, field: "baseline", message: "name the baseline app version: baseline=3.0")
             }
             guard let candidate = parameters["candidate"].map({ CanonicalText.nfc(String($0)) }), !candidate.isEmpty else {
-                throw CollectorError(.badRequest, code: "missing_parameter", field: "candidate", message: "name the candidate app version: candidate=3.1")
+                throw CollectorError(.badRequest, .missingParameter, field: "candidate", message: "name the candidate app version: candidate=3.1")
             }
             // The app's minimum change and sample decide the verdicts (its thresholds, or the defaults).
             let rules = (try await store.thresholds(app: app) ?? AppThresholds()).verdictRules

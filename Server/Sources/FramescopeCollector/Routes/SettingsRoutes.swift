@@ -28,7 +28,7 @@ struct SettingsRoutes: Sendable {
                 do {
                     settings = try body.withUnsafeReadableBytes { bytes in try ThresholdsBody.decode(bytes) }
                 } catch let failure as ThresholdsBody.Failure {
-                    throw CollectorError(.badRequest, code: failure.code, field: failure.field, message: failure.message)
+                    throw CollectorError(.badRequest, failure.errorCode, field: failure.field, message: failure.message)
                 }
                 guard try await store.setThresholds(settings, app: app) else { throw unknownApp(app) }
                 return ThresholdsResponse(app: app, settings: settings)
@@ -42,7 +42,7 @@ struct SettingsRoutes: Sendable {
     }
 
     func unknownApp(_ app: String) -> CollectorError {
-        CollectorError(.notFound, code: "not_found", field: "app", message: "no app '\(app)'")
+        CollectorError(.notFound, .notFound, field: "app", message: "no app '\(app)'")
     }
 }
 

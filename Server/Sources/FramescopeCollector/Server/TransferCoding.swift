@@ -22,13 +22,13 @@ enum TransferCoding {
         let codings = values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         let shown = String(values.joined(separator: ", ").unicodeScalars.prefix(64).map { $0.isASCII && $0.value >= 0x20 ? Character($0) : "?" })
         if codings.last != "chunked" || codings.filter({ $0 == "chunked" }).count > 1 {
-            return CollectorError(.badRequest, code: "invalid_transfer_encoding", field: "Transfer-Encoding",
+            return CollectorError(.badRequest, .invalidTransferEncoding, field: "Transfer-Encoding",
                                   message: "Transfer-Encoding '\(shown)' does not end in chunked once, so the body's length is unknown; "
                                       + "send Content-Length or Transfer-Encoding: chunked",
                                   headers: [.connection: "close"])
         }
         if codings.count > 1 {
-            return CollectorError(.notImplemented, code: "unsupported_transfer_encoding", field: "Transfer-Encoding",
+            return CollectorError(.notImplemented, .unsupportedTransferEncoding, field: "Transfer-Encoding",
                                   message: "Transfer-Encoding '\(shown)' is not supported; send the body chunked or with Content-Length, "
                                       + "compressed with Content-Encoding: gzip",
                                   headers: [.connection: "close"])

@@ -19,9 +19,19 @@ enum ThresholdsBody {
     /// What is wrong with a body: `invalid_json` where the JSON itself breaks off,
     /// `invalid_field` where a field's value is wrong; `field` names it when known.
     struct Failure: Error, Hashable {
-        var code: String
+        /// The error code the route answers with.
+        var errorCode: CollectorError.Code
         var field: String?
         var message: String
+
+        init(_ errorCode: CollectorError.Code, field: String?, message: String) {
+            self.errorCode = errorCode
+            self.field = field
+            self.message = message
+        }
+
+        /// The code as sent (`invalid_field`).
+        var code: String { errorCode.rawValue }
     }
 
     /// The settings in `bytes`, checked.
@@ -33,13 +43,13 @@ enum ThresholdsBody {
         } catch let failure as Failure {
             throw failure
         } catch let error as JSONScanError {
-            throw Failure(code: "invalid_json", field: reader.path,
+            throw Failure(.invalidJSON, field: reader.path,
                           message: "the body is not valid JSON at byte \(error.offset): \(error.message)")
         } catch {
-            throw Failure(code: "invalid_json", field: reader.path, message: "the body is not valid JSON")
+            throw Failure(.invalidJSON, field: reader.path, message: "the body is not valid JSON")
         }
         if let problem = settings.problem() {
-            throw Failure(code: "invalid_field", field: problem.field, message: problem.message)
+            throw Failure(.invalidField, field: problem.field, message: problem.message)
         }
         return settings
     }
@@ -52,10 +62,10 @@ enum ThresholdsBody {
         mutating func body() throws -> AppThresholds {
             scanner.skipWhitespace()
             guard scanner.index < scanner.bytes.count else {
-                throw Failure(code: "invalid_json", field: nil, message: "the body is empty; send a JSON object such as {\"bands\": {\"hitchRatio\": {\"goodBelow\": 5, \"criticalAbove\": 10}}}")
+                throw Failure(.invalidJSON, field: nil, message: "the body is empty; send a JSON object such as {\"bands\": {\"hitchRatio\": {\"goodBelow\": 5, \"criticalAbove\": 10}}}")
             }
             guard scanner.peek() == UInt8(ascii: "{") else {
-                throw Failure(code: "invalid_json", field: nil, message: "the body must be a JSON object with bands, verdict and alerts")
+                throw Failure(.invalidJSON, field: nil, message: "the body must be a JSON object with bands, verdict and alerts")
             }
             var settings = AppThresholds()
             try members(of: nil, allowed: ["bands", "verdict", "alerts"]) { reader, key in
@@ -83,11 +93,11 @@ enum ThresholdsBody {
                 let key = String(decoding: UnsafeRawBufferPointer(rebasing: scanner.bytes[range]), as: UTF8.self)
                 let field = parent.map { "\($0).\(key.prefix(64))" } ?? String(key.prefix(64))
                 guard allowed.contains(key) else {
-                    throw Failure(code: "invalid_field", field: field,
+                    throw Failure(.invalidField, field: field,
                                   message: "unknown field '\(key.prefix(64))'; \(parent ?? "the body") may hold \(allowed.joined(separator: ", "))")
                 }
                 guard seen.insert(key).inserted else {
-                    throw Failure(code: "invalid_field", field: field, message: "'\(key)' appears twice")
+                    throw Failure(.invalidField, field: field, message: "'\(key)' appears twice")
                 }
                 path = field
                 try read(&self, key)
@@ -103,7 +113,7 @@ enum ThresholdsBody {
             scanner.skipWhitespace()
             if try scanner.null() { return true }
             guard scanner.peek() == UInt8(ascii: "{") else {
-                throw Failure(code: "invalid_field", field: field, message: "\(field) must be \(what), or null")
+                throw Failure(.invalidField, field: field, message: "\(field) must be \(what), or null")
             }
             return false
         }
@@ -126,11 +136,11 @@ enum ThresholdsBody {
                 if key == "goodBelow" { goodBelow = value } else { criticalAbove = value }
             }
             guard let goodBelow else {
-                throw Failure(code: "invalid_field", field: "\(field).goodBelow",
+                throw Failure(.invalidField, field: "\(field).goodBelow",
                               message: "goodBelow (\(figure.unit)) is required; send \"\(figure.rawValue)\": null for the default bands")
             }
             guard let criticalAbove else {
-                throw Failure(code: "invalid_field", field: "\(field).criticalAbove",
+                throw Failure(.invalidField, field: "\(field).criticalAbove",
                               message: "criticalAbove (\(figure.unit)) is required; send \"\(figure.rawValue)\": null for the default bands")
             }
             return BandLimits(goodBelow: goodBelow, criticalAbove: criticalAbove)
@@ -177,11 +187,11 @@ enum ThresholdsBody {
             case UInt8(ascii: "t"), UInt8(ascii: "f"): "a boolean"
             default: nil
             }
-            if let found { throw Failure(code: "invalid_field", field: field, message: "\(name) must be \(kind), not \(found)") }
+            if let found { throw Failure(.invalidField, field: field, message: "\(name) must be \(kind), not \(found)") }
             do {
                 return try read(&scanner)
             } catch {
-                throw Failure(code: "invalid_field", field: field, message: "\(name) must be \(kind) (\(error.message))")
+                throw Failure(.invalidField, field: field, message: "\(name) must be \(kind) (\(error.message))")
             }
         }
     }
