@@ -37,9 +37,10 @@ public enum Band: String, Sendable, Hashable, CaseIterable, Codable {
 
 extension Metric {
     /// The thresholds of the metric's ``Band``s in its unit (warning from, critical over),
-    /// or `nil` for a metric without bands: 5 and 10 ms/s for ``hitchRatio`` (Apple's).
+    /// or `nil` for a metric without bands: its ``Figure``'s ``Figure/defaultBands`` (5 and
+    /// 10 ms/s for ``hitchRatio``, Apple's).
     public var bandThresholds: (warning: Double, critical: Double)? {
-        self == .hitchRatio ? (5, 10) : nil
+        Figure.report(self).defaultBands.map { ($0.warning, $0.critical) }
     }
 
     /// The band of `value` (in the metric's unit), or `nil` without a value or bands.

@@ -137,7 +137,9 @@ public enum Metric: String, CaseIterable, Sendable, Codable, Hashable {
         switch self {
         case .frames, .duration, .rejectedTicks: return .neutral
         case .averageFPS, .firstFPS, .minFPS, .maxFPS, .stability: return .higherIsBetter
-        default: return .lowerIsBetter
+        case .droppedFrames, .dropEvents, .maxDroppedFrames, .hitchTime, .hitchRatio, .hangs, .hangTime, .hangRate, .slowFrames,
+             .frozenFrames, .frameDurationP50, .frameDurationP90, .frameDurationP95, .frameDurationP99, .frameDurationMax:
+            return .lowerIsBetter
         }
     }
 
@@ -187,7 +189,9 @@ public enum Metric: String, CaseIterable, Sendable, Codable, Hashable {
         case .slowFrames: return "slow frame"
         case .frozenFrames: return "frozen frame"
         case .rejectedTicks: return "rejected tick"
-        default: return displayName
+        case .duration, .averageFPS, .firstFPS, .minFPS, .maxFPS, .hitchTime, .hitchRatio, .hangTime, .hangRate, .stability,
+             .frameDurationP50, .frameDurationP90, .frameDurationP95, .frameDurationP99, .frameDurationMax:
+            return displayName
         }
     }
 
@@ -209,7 +213,7 @@ public enum Metric: String, CaseIterable, Sendable, Codable, Hashable {
         switch unit {
         case .count: return "\(format(value)) \(value == 1 ? singularName : displayName)"
         case .fps: return "\(displayName.replacingSuffix(" FPS")) \(format(value))"
-        default: return "\(displayName) \(format(value))"
+        case .seconds, .millisecondsPerSecond, .secondsPerHour, .fraction: return "\(displayName) \(format(value))"
         }
     }
 

@@ -1,119 +1,29 @@
 import Foundation
 import FramescopeCore
 
-/// A figure a query can ask for by name: a report metric (`hitchRatio`,
-/// `frameDuration.p95`), the same metric of the motion report (`motion.hitchRatio`),
-/// or `frozenFramesPerThousand`. Every value is computed from merged sums (Σ/Σ).
-public struct QueryFigure: Sendable, Hashable {
-    enum Source: Sendable, Hashable {
-        case whole(Metric)
-        case motion(Metric)
-        case frozenFramesPerThousand
-    }
+/// A figure a query can ask for by name: an entry of Core's vocabulary of figures
+/// (``Figure/all``): a report metric (`hitchRatio`, `frameDuration.p95`), the same metric of
+/// the motion report (`motion.hitchRatio`), or `frozenFramesPerThousand`. Every value is
+/// computed from merged sums (Σ/Σ).
+public typealias QueryFigure = Figure
 
-    let source: Source
-
-    /// The figure named `name`, or `nil` for an unknown name.
-    public init?(name: String) {
-        if name == VisitMetric.frozenFramesPerThousand.rawValue {
-            source = .frozenFramesPerThousand
-        } else if name.hasPrefix("motion."), let metric = Metric(rawValue: String(name.dropFirst(7))) {
-            source = .motion(metric)
-        } else if let metric = Metric(rawValue: name) {
-            source = .whole(metric)
-        } else {
-            return nil
-        }
-    }
-
+extension Figure {
     /// A metric of the whole report.
     public init(report metric: Metric) {
-        source = .whole(metric)
+        self = Figure.report(metric)
     }
 
     /// The figure of a ``VisitMetric``.
     public init(_ metric: VisitMetric) {
-        switch metric {
-        case .hitchRatio: source = .whole(.hitchRatio)
-        case .motionHitchRatio: source = .motion(.hitchRatio)
-        case .hangRate: source = .whole(.hangRate)
-        case .averageFPS: source = .whole(.averageFPS)
-        case .frozenFramesPerThousand: source = .frozenFramesPerThousand
-        }
+        self = metric.figure
     }
 
-    /// Every name a query accepts.
-    public static var allNames: [String] {
-        Metric.allCases.map(\.rawValue) + Metric.allCases.map { "motion." + $0.rawValue } + [VisitMetric.frozenFramesPerThousand.rawValue]
-    }
-
-    /// The figure's name.
-    public var name: String {
-        switch source {
-        case .whole(let metric): metric.rawValue
-        case .motion(let metric): "motion." + metric.rawValue
-        case .frozenFramesPerThousand: VisitMetric.frozenFramesPerThousand.rawValue
-        }
-    }
-
-    /// The unit of the value (`ms/s`, `s/h`, `FPS`, `s`, `count`, `fraction`, `per 1000 frames`).
-    public var unit: String {
-        switch source {
-        case .whole(let metric), .motion(let metric): metric.unit.symbol
-        case .frozenFramesPerThousand: "per 1000 frames"
-        }
-    }
-
-    /// The figure's label for headings, tiles and column heads: the metric's label, "in
-    /// motion" for the motion report ("Hitch ratio in motion"), "Frozen frames" for frozen
-    /// frames per thousand.
-    public var label: String {
-        switch source {
-        case .whole(let metric): metric.label
-        case .motion(let metric): metric.label + " in motion"
-        case .frozenFramesPerThousand: "Frozen frames"
-        }
-    }
-
-    /// The label with the unit, for column heads ("Hitch ratio (ms/s)", "Average FPS",
-    /// "Frozen per 1000 frames").
-    public var labelWithUnit: String {
-        switch source {
-        case .whole(let metric), .motion(let metric):
-            metric.unit == .fps || metric.unit == .count ? label : "\(label) (\(unit))"
-        case .frozenFramesPerThousand: "Frozen \(unit)"
-        }
-    }
-
-    /// The report metric the figure reads (``Metric/frozenFrames`` for frozen frames per
-    /// thousand): its direction and bands apply.
-    public var metric: Metric {
-        switch source {
-        case .whole(let metric), .motion(let metric): metric
-        case .frozenFramesPerThousand: .frozenFrames
-        }
-    }
-
-    /// Which way is better: the report metric's ``Metric/direction``; lower for frozen
-    /// frames per thousand.
-    public var direction: Metric.Direction {
-        switch source {
-        case .whole(let metric), .motion(let metric): metric.direction
-        case .frozenFramesPerThousand: .lowerIsBetter
-        }
-    }
-
-    /// Whether a larger value is worse; `nil` for figures that are neither (counts, durations of data).
-    public var higherIsWorse: Bool? { direction.higherIsWorse }
+    /// Every name a query accepts, in ``Figure/all``'s order.
+    public static var allNames: [String] { all.map(\.name) }
 
     /// The figure's value for merged visits, or `nil` where there is no data.
     public func value(of rollup: RollupValue) -> Double? {
-        switch source {
-        case .whole(let metric): metric.value(in: rollup.report)
-        case .motion(let metric): rollup.motion.flatMap { metric.value(in: $0) }
-        case .frozenFramesPerThousand:
-            rollup.report.frames > 0 ? Double(rollup.report.frozenFrames) * 1000 / Double(rollup.report.frames) : nil
-        }
+        value(whole: rollup.report, motion: rollup.motion)
     }
 }
 

@@ -1,40 +1,51 @@
 import FramescopeCore
 
-/// The per-visit figures the collector keeps statistics for: each is a ratio of two
-/// sums, so the fleet value is Σ numerator / Σ denominator over the visits, and the
+/// The per-visit figures the collector keeps statistics for: the entries of Core's
+/// vocabulary of figures that have a ``Figure/ratio`` (``Figure/withRatio``), each a ratio of
+/// two sums, so the fleet value is Σ numerator / Σ denominator over the visits, and the
 /// per-visit values give the spread (confidence intervals, median, p90).
 ///
-/// The raw value is the figure's name in JSON, SQL and on the dashboard, and equals
-/// the report key where the report has one (`hitchRatio`, `hangRate`, `averageFPS`).
+/// The raw value is the figure's name in JSON, SQL and on the dashboard (``Figure/name``).
 /// SQLite's rollup rows store each figure's statistics under this name (not the case's
 /// position, so cases may be reordered or added freely); renaming a case needs a migration.
-/// ClickHouse's rows store them by ``storageID`` at the places its frozen layout gives
-/// (`VisitColumns.Layout`): a new case takes the next unused id and a new layout version.
+/// ClickHouse's rows store them by ``storageID`` (the figure's ``Figure/Ratio/storageID``)
+/// at the places its frozen layout gives (`VisitColumns.Layout`): a new figure with a ratio
+/// takes the next unused id, a case here and a new layout version.
 public enum VisitMetric: String, CaseIterable, Sendable, Codable, Hashable {
-    /// Hitch time per second of the whole visit (ms/s): Σ hitch ms / Σ duration s.
+    /// Hitch time per second of the whole visit (ms/s): ``Figure/hitchRatio``.
     case hitchRatio
-    /// Hitch time per second while scrolling or animating (ms/s), over the motion reports.
+    /// Hitch time per second while scrolling or animating (ms/s): ``Figure/motionHitchRatio``.
     case motionHitchRatio = "motion.hitchRatio"
-    /// Hang time per hour (s/h): Σ hang s / Σ duration h.
+    /// Hang time per hour (s/h): ``Figure/hangRate``.
     case hangRate
-    /// Frames per second: Σ frames / Σ duration s.
+    /// Frames per second: ``Figure/averageFPS``.
     case averageFPS
-    /// Frozen frames per 1 000 frames: 1000 · Σ frozen / Σ frames.
+    /// Frozen frames per 1 000 frames: ``Figure/frozenFramesPerThousand``.
     case frozenFramesPerThousand
+
+    /// The figure of the vocabulary this statistic keeps (its name is the raw value).
+    public var figure: Figure {
+        switch self {
+        case .hitchRatio: .hitchRatio
+        case .motionHitchRatio: .motionHitchRatio
+        case .hangRate: .hangRate
+        case .averageFPS: .averageFPS
+        case .frozenFramesPerThousand: .frozenFramesPerThousand
+        }
+    }
+
+    /// The ratio the statistics sum: the figure's (every case's figure has one; a test holds
+    /// the cases to ``Figure/withRatio``).
+    var ratio: Figure.Ratio {
+        guard let ratio = figure.ratio else { preconditionFailure("\(rawValue) is kept per visit but its figure has no ratio") }
+        return ratio
+    }
 
     /// The figure's permanent storage id, like a protobuf field number: how stored layouts
     /// that do not spell out names (the ClickHouse store's `VisitColumns.Layout`) refer to
-    /// it. Never changed or reused, whatever the case's name or position; a new case takes
-    /// the next unused id (6).
-    public var storageID: Int {
-        switch self {
-        case .hitchRatio: 1
-        case .motionHitchRatio: 2
-        case .hangRate: 3
-        case .averageFPS: 4
-        case .frozenFramesPerThousand: 5
-        }
-    }
+    /// it; the registry's ``Figure/Ratio/storageID``. Never changed or reused, whatever the
+    /// case's name or position; a new figure takes the next unused id (6).
+    public var storageID: Int { ratio.storageID }
 
     /// The figure whose ``storageID`` is `storageID`, or `nil` when none has it (a figure
     /// a later release added).
@@ -43,27 +54,16 @@ public enum VisitMetric: String, CaseIterable, Sendable, Codable, Hashable {
         self = metric
     }
 
-    /// The unit the value is in, as printed after numbers: the ``QueryFigure``'s.
-    public var unit: String { QueryFigure(self).unit }
+    /// The unit the value is in, as printed after numbers: the figure's.
+    public var unit: String { figure.unit }
 
-    /// Which way is better: the ``QueryFigure``'s (the report metric's direction).
-    public var direction: Metric.Direction { QueryFigure(self).direction }
+    /// Which way is better: the figure's.
+    public var direction: Metric.Direction { figure.direction }
 
     /// The visit's numerator and denominator for this figure, or `nil` when the visit
     /// has none of the denominator (no frames, or no motion for the motion figure).
     public func parts(whole: FrameReport, motion: FrameReport?) -> (numerator: Double, denominator: Double)? {
-        switch self {
-        case .hitchRatio:
-            whole.duration > 0 ? (whole.hitchTime * 1000, whole.duration) : nil
-        case .motionHitchRatio:
-            motion.flatMap { $0.duration > 0 ? ($0.hitchTime * 1000, $0.duration) : nil }
-        case .hangRate:
-            whole.duration > 0 ? (whole.hangTime, whole.duration / 3600) : nil
-        case .averageFPS:
-            whole.duration > 0 ? (Double(whole.frames), whole.duration) : nil
-        case .frozenFramesPerThousand:
-            whole.frames > 0 ? (Double(whole.frozenFrames) * 1000, Double(whole.frames)) : nil
-        }
+        figure.parts(whole: whole, motion: motion)
     }
 }
 

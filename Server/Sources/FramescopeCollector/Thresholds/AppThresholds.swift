@@ -1,6 +1,7 @@
 import FramescopeCore
 
-/// A figure that an app can judge with bands of its own, named as the query API names it.
+/// A figure that an app can judge with bands of its own, named as the query API names it:
+/// the entries of Core's vocabulary of figures with a ``Figure/bandMaximum``.
 public enum ThresholdFigure: String, CaseIterable, Sendable, Hashable, Codable {
     /// Hitch time per second of the whole visit, in ms/s.
     case hitchRatio
@@ -15,23 +16,18 @@ public enum ThresholdFigure: String, CaseIterable, Sendable, Hashable, Codable {
 
     /// The band figure of a comparison figure; `nil` for ``VisitMetric/averageFPS``, which has no bands.
     public init?(_ metric: VisitMetric) {
-        switch metric {
-        case .hitchRatio: self = .hitchRatio
-        case .motionHitchRatio: self = .motionHitchRatio
-        case .hangRate: self = .hangRate
-        case .frozenFramesPerThousand: self = .frozenFramesPerThousand
-        case .averageFPS: return nil
-        }
+        guard let found = Self.allCases.first(where: { $0.figure == metric.figure }) else { return nil }
+        self = found
     }
 
-    /// The query figure whose value the bands judge.
+    /// The figure of the vocabulary whose value the bands judge.
     public var figure: QueryFigure {
         switch self {
-        case .hitchRatio: QueryFigure(.hitchRatio)
-        case .motionHitchRatio: QueryFigure(.motionHitchRatio)
-        case .hangRate: QueryFigure(.hangRate)
-        case .frozenFramesPerThousand: QueryFigure(.frozenFramesPerThousand)
-        case .frameDurationP95: QueryFigure(report: .frameDurationP95)
+        case .hitchRatio: .hitchRatio
+        case .motionHitchRatio: .motionHitchRatio
+        case .hangRate: .hangRate
+        case .frozenFramesPerThousand: .frozenFramesPerThousand
+        case .frameDurationP95: .frameDurationP95
         }
     }
 
@@ -42,23 +38,19 @@ public enum ThresholdFigure: String, CaseIterable, Sendable, Hashable, Codable {
     public var label: String { figure.label }
 
     /// The largest value the figure can take, in ``unit``: a limit above it could never be
-    /// reached. Hitch time cannot exceed the time it is measured over (1,000 ms/s), hang
-    /// time the hour (3,600 s/h), frozen frames the frames (1,000 per 1,000), and a frame
-    /// the longest visit the collector accepts (86,400 s).
+    /// reached (the figure's ``Figure/bandMaximum``: hitch time cannot exceed the time it is
+    /// measured over, 1,000 ms/s; hang time the hour, 3,600 s/h; frozen frames the frames,
+    /// 1,000 per 1,000; a frame the longest visit the collector accepts, 86,400 s).
     public var maximum: Double {
-        switch self {
-        case .hitchRatio, .motionHitchRatio: 1000
-        case .hangRate: 3600
-        case .frozenFramesPerThousand: 1000
-        case .frameDurationP95: 86_400
-        }
+        guard let maximum = figure.bandMaximum else { preconditionFailure("\(rawValue) takes bands but its figure has no band maximum") }
+        return maximum
     }
 
-    /// The bands that apply when the app sets none: today's fixed ones, Apple's guidance for
-    /// the hitch ratio whole and in motion (good below 5 ms/s, critical above 10), taken
-    /// from Core's ``Metric/bandThresholds``; `nil` (no bands) for the other figures.
+    /// The bands that apply when the app sets none: the figure's ``Figure/defaultBands``
+    /// (Apple's guidance for the hitch ratio whole and in motion: good below 5 ms/s,
+    /// critical above 10); `nil` (no bands) for the other figures.
     public var defaultBands: BandLimits? {
-        figure.metric.bandThresholds.map { BandLimits(goodBelow: $0.warning, criticalAbove: $0.critical) }
+        figure.defaultBands.map { BandLimits(goodBelow: $0.warning, criticalAbove: $0.critical) }
     }
 }
 
