@@ -10,6 +10,8 @@ extension DashboardPages {
         var screenNote: String?
         /// Said under the table when it shows only the versions with the most payloads.
         var note: String? = nil
+        /// The heading of Framescope's figure: "Hitch ratio in motion (Framescope)".
+        var framescopeRatioHeader = Figure.motionHitchRatio.label + " (Framescope)"
     }
 
     /// One app version: Apple's figures and the SDK's nearest ones, as text and raw numbers
@@ -38,10 +40,10 @@ extension DashboardPages {
             return MetricKitRow(
                 version: summary.appVersion.isEmpty ? "(not named)" : summary.appVersion,
                 payloads: groupThousands(summary.payloads),
-                appleRatio: formatFigure(summary.scrollHitchTimeRatio, unit: "ms/s")
+                appleRatio: formatFigure(summary.scrollHitchTimeRatio, unit: Figure.motionHitchRatio.unit)
                     + (summary.scrollHitchTimeRatioPayloads > 0 ? " (\(groupThousands(summary.scrollHitchTimeRatioPayloads)))" : ""),
                 appleRatioRaw: summary.scrollHitchTimeRatio.map { String($0) } ?? "",
-                framescopeRatio: formatFigure(ratio, unit: "ms/s"),
+                framescopeRatio: formatFigure(ratio, unit: Figure.motionHitchRatio.unit),
                 framescopeRatioRaw: ratio.map { String($0) } ?? "",
                 appleHangs: groupThousands(summary.hangDiagnostics) + (summary.histogramHangs > 0 ? " · \(groupThousands(summary.histogramHangs)) in histograms" : ""),
                 framescopeHangs: sdk.map { groupThousands($0.rollup.report.hangs) } ?? "–")

@@ -59,15 +59,15 @@ extension DashboardPages {
                             value: QueryFigure(.hitchRatio).value(of: group.rollup), basis: "\(groupThousands(group.visits)) visits")
             }
             if !bars.isEmpty {
-                breakdowns.append(Breakdown(id: "by-\(dimension.rawValue)", heading: "Hitch ratio by \(heading)",
-                                            svg: BarList(bars: bars, unit: "ms/s", title: "Hitch ratio by \(heading)").svg(),
+                breakdowns.append(Breakdown(id: "by-\(dimension.rawValue)", heading: "\(Figure.hitchRatio.label) by \(heading)",
+                                            svg: BarList(bars: bars, unit: Figure.hitchRatio.unit, title: "\(Figure.hitchRatio.label) by \(heading)").svg(),
                                             note: Self.leftOutNote(shown: groups.count, leftOut: leftOut, noun: "values", how: "choose one in the filters")))
             }
         }
         let classes = try await refreshClasses(app: app, query: query)
         if !classes.isEmpty {
-            breakdowns.append(Breakdown(id: "by-refreshClass", heading: "Hitch ratio by display: 60 Hz, 120 Hz (ProMotion), capped (ProMotion in low-power mode)",
-                                        svg: BarList(bars: classes, unit: "ms/s", title: "Hitch ratio by display refresh").svg()))
+            breakdowns.append(Breakdown(id: "by-refreshClass", heading: "\(Figure.hitchRatio.label) by display: 60 Hz, 120 Hz (ProMotion), capped (ProMotion in low-power mode)",
+                                        svg: BarList(bars: classes, unit: Figure.hitchRatio.unit, title: "\(Figure.hitchRatio.label) by display refresh").svg()))
         }
         let rates = total.report.refreshRates.entries.map { entry in
             BarList.Bar(label: "\(entry.key) Hz", value: Double(entry.count) / Double(max(total.report.frames, 1)) * 100,

@@ -198,12 +198,12 @@ public struct DashboardPages: Sendable {
         var unit: String? = nil
     }
 
-    static let hitchTrend = TrendSpec(id: "hitch", heading: "Hitch ratio",
-                                      lines: [("whole visit", QueryFigure(.hitchRatio)), ("in motion", QueryFigure(.motionHitchRatio))], bands: .hitchRatio)
-    static let hangTrend = TrendSpec(id: "hang", heading: "Hang rate", lines: [("hang rate", QueryFigure(.hangRate))], bands: .hangRate)
-    static let fpsTrend = TrendSpec(id: "fps", heading: "Average FPS", lines: [("average FPS", QueryFigure(.averageFPS))])
-    static let frozenTrend = TrendSpec(id: "frozen", heading: "Frozen frames per 1 000 frames", lines: [("frozen frames", QueryFigure(.frozenFramesPerThousand))],
-                                       bands: .frozenFramesPerThousand)
+    static let hitchTrend = TrendSpec(id: "hitch", heading: Figure.hitchRatio.label,
+                                      lines: [("whole visit", .hitchRatio), ("in motion", .motionHitchRatio)], bands: .hitchRatio)
+    static let hangTrend = TrendSpec(id: "hang", heading: Figure.hangRate.label, lines: [(Figure.hangRate.metric.displayName, .hangRate)], bands: .hangRate)
+    static let fpsTrend = TrendSpec(id: "fps", heading: Figure.averageFPS.label, lines: [(Figure.averageFPS.metric.displayName, .averageFPS)])
+    static let frozenTrend = TrendSpec(id: "frozen", heading: Figure.frozenFramesPerThousand.label + " per 1 000 frames",
+                                       lines: [(Figure.frozenFramesPerThousand.metric.displayName, .frozenFramesPerThousand)], bands: .frozenFramesPerThousand)
 
     /// Trend charts from the collector's time series (one read of the rollups for all of
     /// them), with the reference lines of the app's bands where a chart's figure has them.
@@ -236,6 +236,8 @@ public struct DashboardPages: Sendable {
         var tiles: [Tile]
         var charts: [Chart]
         var versionBars: String
+        /// The caption of ``versionBars``: "Hitch ratio by app version".
+        var versionsCaption = Figure.hitchRatio.label + " by app version"
         var versions: [VersionRow]
         /// Said under the table when it shows only the versions with the most visits.
         var versionsNote: String?
@@ -280,7 +282,7 @@ public struct DashboardPages: Sendable {
         }
         let bars = BarList(bars: byVersion.map { BarList.Bar(label: $0.dimensionValue ?? "", value: QueryFigure(.hitchRatio).value(of: $0.rollup),
                                                              basis: "\(groupThousands($0.visits)) visits") },
-                           unit: "ms/s", title: "Hitch ratio by app version")
+                           unit: Figure.hitchRatio.unit, title: Figure.hitchRatio.label + " by app version")
         let breakdown = try await breakdownSection(app: app, filters: filters, query: query, base: base, chrome: chrome)
         let page = OverviewPage(page: chrome, hasData: total.visits > 0,
                                 basis: Self.basis(total),
@@ -335,6 +337,8 @@ public struct DashboardPages: Sendable {
         var rows: [ScreenRow]
         var headers: [Header]
         var p95Header: Header
+        /// The heading of the sparkline column: "Hitch ratio, daily".
+        var sparklineHeader = Figure.hitchRatio.label + ", daily"
         var sortLabel: String
         var pager: Pager?
     }
@@ -399,7 +403,7 @@ public struct DashboardPages: Sendable {
             return ScreenRow(screen: name, link: base + "/screens/" + percentEncode(name) + filters.queryString(), visits: groupThousands(rollup.visits),
                              visitsRaw: rollup.visits, frames: groupThousands(rollup.report.frames), cells: cells(rollup, thresholds: chrome.thresholds),
                              p95: formatFigure(p95.map { $0 * 1000 }) + (p95Band.map { " · \($0.rawValue)" } ?? ""), p95Raw: p95.map { String($0) } ?? "",
-                             p95Band: p95Band?.rawValue, sparkline: Sparkline(values: values, unit: "ms/s").svg())
+                             p95Band: p95Band?.rawValue, sparkline: Sparkline(values: values, unit: Figure.hitchRatio.unit).svg())
         }
         let headers = zip(Self.figures, Self.columnHeaders).map { Header(key: $0.0.0.rawValue, label: $0.1, direction: $0.0.0.direction) }
         let p95Header = Header(key: Metric.frameDurationP95.rawValue, label: "p95 frame (ms)", direction: Metric.frameDurationP95.direction)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import FramescopeCollector
+import FramescopeCore
 
 extension AppsCommand {
     /// `framescope apps thresholds APP [options]`: shows an app's bands and verdict rules, or
@@ -22,9 +23,9 @@ extension AppsCommand {
                 """
         )
         @Argument(help: "The app id.") var app: String
-        @Option(help: ArgumentHelp("Hitch-ratio bands, ms/s.", valueName: "good,critical|default")) var hitchRatio: BandOption?
-        @Option(help: ArgumentHelp("Hitch-ratio bands in motion, ms/s.", valueName: "good,critical|default")) var hitchRatioMotion: BandOption?
-        @Option(help: ArgumentHelp("Hang-rate bands, s/h.", valueName: "good,critical|default")) var hangRate: BandOption?
+        @Option(help: ArgumentHelp("Hitch-ratio bands, \(Figure.hitchRatio.unit).", valueName: "good,critical|default")) var hitchRatio: BandOption?
+        @Option(help: ArgumentHelp("Hitch-ratio bands in motion, \(Figure.motionHitchRatio.unit).", valueName: "good,critical|default")) var hitchRatioMotion: BandOption?
+        @Option(help: ArgumentHelp("Hang-rate bands, \(Figure.hangRate.unit).", valueName: "good,critical|default")) var hangRate: BandOption?
         @Option(help: ArgumentHelp("Frozen-frame bands, per 1,000 frames.", valueName: "good,critical|default")) var frozenFrames: BandOption?
         @Option(help: ArgumentHelp("p95 frame-duration bands, s (or ms with the suffix).", valueName: "good,critical|default"))
         var frameDurationP95: DurationBandOption?
