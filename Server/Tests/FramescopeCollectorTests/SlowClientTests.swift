@@ -28,6 +28,28 @@ private func wholeRequest(_ batch: EventBatch) throws -> Request {
 /// An error a test ends a fed body with: the client went away.
 private struct ClientGone: Error {}
 
+/// `service.accept(request)` while `feed` writes the body into `source`: the answer within
+/// 20 s (the body is ended as a gone client after that), or nil when the feeder finished and
+/// 20 s more passed without one.
+private func accept(_ request: Request, by service: IngestService, feeding source: RequestBody.Source,
+                    _ feed: @escaping @Sendable () async -> Void) async -> Result<IngestResponse, any Error>? {
+    await withTaskGroup(of: Result<IngestResponse, any Error>?.self) { group in
+        group.addTask {
+            await outcome(within: 20, giveUp: { source.finish(ClientGone()) }) {
+                try await service.accept(request, app: "shop", logger: Logger(label: "test"))
+            }
+        }
+        group.addTask {
+            await feed()
+            try? await Task.sleep(for: .seconds(20))
+            return nil
+        }
+        let first = await group.next() ?? nil
+        group.cancelAll()
+        return first
+    }
+}
+
 /// How `work` ended, or `.failure(TimedOut)` when it took more than `seconds`, after
 /// which `giveUp` runs (it must make `work` return, by ending its body).
 private struct TimedOut: Error {}
@@ -131,24 +153,12 @@ struct SlowBodyTests {
     func wholeBodyLimit() async throws {
         let (service, temporary) = try await service(pace: BodyPace(grace: 0.01, minimumRate: 1, maximumSeconds: 0.3))
         let (request, source) = streamedRequest(declaring: 1 << 20)
-        let result = await withTaskGroup(of: Result<IngestResponse, any Error>?.self) { group in
-            group.addTask {
-                await outcome(within: 20, giveUp: { source.finish(ClientGone()) }) {
-                    try await service.accept(request, app: "shop", logger: Logger(label: "test"))
-                }
+        let result = await accept(request, by: service, feeding: source) {
+            // 100 bytes every 20 ms, far above 1 byte/s, for up to 10 s.
+            for _ in 0..<500 where !Task.isCancelled {
+                await source.yield(ByteBuffer(repeating: UInt8(ascii: " "), count: 100))
+                try? await Task.sleep(for: .milliseconds(20))
             }
-            group.addTask {
-                // 100 bytes every 20 ms, far above 1 byte/s, for up to 10 s.
-                for _ in 0..<500 where !Task.isCancelled {
-                    await source.yield(ByteBuffer(repeating: UInt8(ascii: " "), count: 100))
-                    try? await Task.sleep(for: .milliseconds(20))
-                }
-                try? await Task.sleep(for: .seconds(20))
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
         }
         source.finish()
         if case let .failure(error as CollectorError)? = result {
@@ -181,20 +191,8 @@ struct SlowBodyTests {
     func chunkedTooLarge() async throws {
         let (service, temporary) = try await service()
         let (request, source) = streamedRequest(declaring: nil)
-        let result = await withTaskGroup(of: Result<IngestResponse, any Error>?.self) { group in
-            group.addTask {
-                await outcome(within: 20, giveUp: { source.finish(ClientGone()) }) {
-                    try await service.accept(request, app: "shop", logger: Logger(label: "test"))
-                }
-            }
-            group.addTask {
-                for _ in 0..<80 where !Task.isCancelled { await source.yield(ByteBuffer(repeating: UInt8(ascii: " "), count: 64 << 10)) }
-                try? await Task.sleep(for: .seconds(20))
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
+        let result = await accept(request, by: service, feeding: source) {
+            for _ in 0..<80 where !Task.isCancelled { await source.yield(ByteBuffer(repeating: UInt8(ascii: " "), count: 64 << 10)) }
         }
         source.finish()
         if case let .failure(error as CollectorError)? = result {

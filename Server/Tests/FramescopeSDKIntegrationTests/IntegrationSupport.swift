@@ -10,7 +10,7 @@ import Testing
 /// long (session 17's fresh-clone CI saw it). scripts/test runs them after the main run
 /// with `FRAMESCOPE_ISOLATED_TIMING=1`.
 @Suite("FramescopeSDK end to end on real threads", .serialized,
-       .enabled(if: ProcessInfo.processInfo.environment["FRAMESCOPE_ISOLATED_TIMING"] != nil,
+       .enabled(if: isolatedTiming,
                 "runs in its own process: FRAMESCOPE_ISOLATED_TIMING=1 swift test --package-path Server --filter RealThreadTests"))
 enum RealThreadTests {}
 
