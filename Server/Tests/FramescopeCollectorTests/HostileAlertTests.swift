@@ -250,8 +250,8 @@ struct RecordingLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
-        let merged = self.metadata.merging(metadata ?? [:]) { _, new in new }
-        recorder.append(LogRecorder.Line(level: level, message: message.description, metadata: merged.mapValues { $0.description }))
+    func log(event: LogEvent) {
+        let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
+        recorder.append(LogRecorder.Line(level: event.level, message: event.message.description, metadata: merged.mapValues { $0.description }))
     }
 }
