@@ -32,15 +32,16 @@ public struct Collector {
     /// - Parameters:
     ///   - limits: Body sizes, byte budgets, rate limit and event rules.
     ///   - metrics: Where the collector counts requests and events.
+    ///   - pace: How slowly an ingest body may arrive before it is refused with 408.
     ///   - clock: The current time, Unix seconds (tests fix it).
     ///   - adminToken: The token `/metrics` asks for; `nil` keeps `/metrics` closed (403).
     ///   - additionalRoutes: Adds more routes (the dashboard) before the 405 middleware.
     public init(store: any CollectorStore, limits: IngestLimits = IngestLimits(), metrics: CollectorMetrics = CollectorMetrics(),
-                clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }, adminToken: String? = nil,
+                pace: BodyPace = BodyPace(), clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }, adminToken: String? = nil,
                 additionalRoutes: (Router<CollectorRequestContext>) -> Void = { _ in }) {
         self.store = store
         self.metrics = metrics
-        ingest = IngestService(store: store, limits: limits, metrics: metrics, clock: clock)
+        ingest = IngestService(store: store, limits: limits, metrics: metrics, clock: clock, pace: pace)
         let router = Router(context: CollectorRequestContext.self)
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
         router.add(middleware: ErrorShapeMiddleware())

@@ -21,7 +21,12 @@ struct CollectorRouteTests {
         var limits = IngestLimits()
         limits.maximumBodyBytes = 1 << 20
         configure(&limits)
-        let router = Collector(store: temporary.store, limits: limits, clock: { Self.now }, adminToken: Self.adminToken).router
+        // A body here arrives at once; the pace's grace is an hour so that a test process
+        // whose two cooperative threads are busy for seconds (CI runs every suite at once
+        // on two cores) still reads it before the 408 timer wins the race
+        // (SlowClientTests holds the pace itself to its rule).
+        let router = Collector(store: temporary.store, limits: limits, pace: BodyPace(grace: 3_600, maximumSeconds: 3_600),
+                               clock: { Self.now }, adminToken: Self.adminToken).router
         let app = Application(router: router)
         try await app.test(.router) { client in try await body(client, shop, other) }
         _ = temporary
