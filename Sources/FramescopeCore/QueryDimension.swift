@@ -80,7 +80,7 @@ public struct QueryDimension: Sendable, Hashable, CustomStringConvertible {
     public static let all: [QueryDimension] = [screen, appVersion, osVersion, deviceModel, network, lowPower, thermalState, maxRefreshRate]
 
     /// The dimensions the detailed rollup levels add to the screen.
-    public static var rollupDimensions: [QueryDimension] { all.filter(\.isRollupDimension) }
+    public static let rollupDimensions: [QueryDimension] = all.filter(\.isRollupDimension)
 
     /// The dimension called `queryName`, or `nil`.
     public init?(queryName: String) {

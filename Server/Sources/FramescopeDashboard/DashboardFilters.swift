@@ -20,7 +20,7 @@ public struct DashboardFilters: Sendable, Hashable {
     public var values: [QueryDimension: String] = [:]
     /// The overview's "break down by" choice (`by=thermalState`): the figures per value of
     /// this dimension; the network when not given or not a dimension.
-    public var breakdown = RollupDimension.network
+    public var breakdown = QueryDimension.network
     /// The filter on a declared tag (`tag.experiment=B`), `nil` for any value.
     public var tag: TagFilter?
     /// The overview's break-down by a declared tag (`by=tag.experiment`), which takes the
@@ -50,7 +50,7 @@ public struct DashboardFilters: Sendable, Hashable {
         self.declaredTags = declaredTags
         if let text = parameters["days"], let days = Int(text), Self.dayChoices.contains(days) { self.days = days }
         if parameters["interval"] == "hour", days <= 14 { interval = .hour }
-        if let text = parameters["by"], let dimension = RollupDimension(rawValue: text) { breakdown = dimension }
+        if let text = parameters["by"], let dimension = QueryDimension(queryName: text), dimension.isRollupDimension { breakdown = dimension }
         for (name, value) in parameters.sorted(by: { $0.key < $1.key }) {
             guard tag == nil, let key = DeclaredTags.key(inParameter: name), declaredTags.contains(key), !value.isEmpty,
                   DeclaredTags.problem(value: value) == nil else { continue }
@@ -83,7 +83,8 @@ public struct DashboardFilters: Sendable, Hashable {
     /// The collector query for these filters.
     public func query(now: Double, screen: String? = nil) -> ScreenQuery {
         let (from, to) = range(now: now)
-        var query = ScreenQuery(from: from, to: to, screen: screen)
+        var query = ScreenQuery(from: from, to: to)
+        query[.screen] = screen
         for (dimension, value) in values { query[dimension] = value }
         query.tag = tag
         return query
@@ -106,7 +107,7 @@ public struct DashboardFilters: Sendable, Hashable {
 
     /// The break-down choice as the `by` parameter writes it (`network`, `tag.experiment`).
     public var breakdownParameter: String {
-        breakdownTag.map { DeclaredTags.parameterPrefix + $0 } ?? breakdown.rawValue
+        breakdownTag.map { DeclaredTags.parameterPrefix + $0 } ?? breakdown.queryName
     }
 }
 

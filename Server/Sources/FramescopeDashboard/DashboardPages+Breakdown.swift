@@ -30,13 +30,13 @@ extension DashboardPages {
         let rows = groups.map { group -> BreakdownSection.Row in
             let value = group.dimensionValue ?? ""
             var fixed = filters
-            if let tagKey { fixed.tag = TagFilter(key: tagKey, value: value) } else { fixed.values[dimension.dimension] = value }
-            return BreakdownSection.Row(value: value, label: tagKey == nil ? dimension.dimension.displayValue(value) : value,
+            if let tagKey { fixed.tag = TagFilter(key: tagKey, value: value) } else { fixed.values[dimension] = value }
+            return BreakdownSection.Row(value: value, label: tagKey == nil ? dimension.displayValue(value) : value,
                                         link: base + fixed.queryString([("by", filters.breakdownParameter)]),
                                         visits: groupThousands(group.visits), cells: cells(group.rollup, thresholds: chrome.thresholds))
         }
-        var choices = RollupDimension.allCases.map {
-            BreakdownSection.Choice(value: $0.rawValue, label: $0.dimension.label, selected: tagKey == nil && $0 == dimension)
+        var choices = QueryDimension.rollupDimensions.map {
+            BreakdownSection.Choice(value: $0.queryName, label: $0.label, selected: tagKey == nil && $0 == dimension)
         }
         for key in filters.declaredTags where filters.tag == nil || filters.tag?.key == key {
             choices.append(BreakdownSection.Choice(value: DeclaredTags.parameterPrefix + key, label: "Tag \(key)", selected: key == tagKey))
@@ -47,8 +47,8 @@ extension DashboardPages {
             if let value = filters.values[filtered] { hidden.append(Hidden(name: filtered.queryName, value: value)) }
         }
         if let tag = filters.tag { hidden.append(Hidden(name: DeclaredTags.parameterPrefix + tag.key, value: tag.value)) }
-        let heading = tagKey.map { "tag \($0)" } ?? dimension.dimension.labelInSentence
-        return BreakdownSection(heading: heading, column: tagKey.map { "Tag \($0)" } ?? dimension.dimension.label,
+        let heading = tagKey.map { "tag \($0)" } ?? dimension.labelInSentence
+        return BreakdownSection(heading: heading, column: tagKey.map { "Tag \($0)" } ?? dimension.label,
                                 choices: choices, rows: rows, hidden: hidden,
                                 note: Self.leftOutNote(shown: groups.count, leftOut: leftOut, noun: "values", how: "choose one in the filters"))
     }

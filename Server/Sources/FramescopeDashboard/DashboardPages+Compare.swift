@@ -70,7 +70,7 @@ extension DashboardPages {
         var chrome = try await chrome(title: "Compare versions", app: app, filters: unfiltered, now: now, action: base + "/compare",
                                       hidden: [Hidden(name: "baseline", value: chosenBaseline), Hidden(name: "candidate", value: chosenCandidate)], csrfToken: csrfToken)
         chrome.isCompare = true
-        chrome.selects.removeAll { $0.name == RollupDimension.appVersion.rawValue }
+        chrome.selects.removeAll { $0.name == QueryDimension.appVersion.queryName }
         var rows: [CompareRow] = []
         if !versions.isEmpty, chosenBaseline != chosenCandidate {
             let comparison = try await queries.compare(app: app, query: query, baseline: chosenBaseline, candidate: chosenCandidate,

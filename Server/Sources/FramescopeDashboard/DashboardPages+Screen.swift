@@ -41,7 +41,7 @@ extension DashboardPages {
                       lines: [("stability", QueryFigure(report: .stability))], scale: 100, unit: "%"),
         ], thresholds: chrome.thresholds)
         var breakdowns: [Breakdown] = []
-        let dimensions = RollupDimension.allCases.map { ($0, $0.dimension.labelInSentence) }
+        let dimensions = QueryDimension.rollupDimensions.map { ($0, $0.labelInSentence) }
         // The five breakdowns read the same rollups; they run concurrently (SQLite's WAL allows parallel readers).
         let store = self.store
         let grouped = try await withThrowingTaskGroup(of: (Int, [RollupAggregate]).self) { group in
@@ -55,11 +55,11 @@ extension DashboardPages {
         for ((dimension, heading), all) in zip(dimensions, grouped) {
             let (groups, leftOut) = Self.mostVisited(all, limit: DashboardLimits.tableRows)
             let bars = groups.map { group in
-                BarList.Bar(label: dimension.dimension.displayValue(group.dimensionValue ?? ""),
+                BarList.Bar(label: dimension.displayValue(group.dimensionValue ?? ""),
                             value: QueryFigure(.hitchRatio).value(of: group.rollup), basis: "\(groupThousands(group.visits)) visits")
             }
             if !bars.isEmpty {
-                breakdowns.append(Breakdown(id: "by-\(dimension.rawValue)", heading: "\(Figure.hitchRatio.label) by \(heading)",
+                breakdowns.append(Breakdown(id: "by-\(dimension.queryName)", heading: "\(Figure.hitchRatio.label) by \(heading)",
                                             svg: BarList(bars: bars, unit: Figure.hitchRatio.unit, title: "\(Figure.hitchRatio.label) by \(heading)").svg(),
                                             note: Self.leftOutNote(shown: groups.count, leftOut: leftOut, noun: "values", how: "choose one in the filters")))
             }

@@ -99,13 +99,13 @@ public struct DashboardPages: Sendable {
         ]
         // Each menu offers the values with the most visits (at most ``DashboardLimits/menuValues``),
         // however many the app has, and the chosen one; past that, a search box finds the others.
-        for dimension in RollupDimension.allCases {
-            let name = dimension.dimension.queryName
+        for dimension in QueryDimension.rollupDimensions {
+            let name = dimension.queryName
             let search = filters.searches[name]
             let top = try await store.topDimensionValues(app: app, dimension: dimension, from: from, to: to, search: search,
                                                          limit: DashboardLimits.menuValues + 1)
-            selects.append(Self.menu(name: name, label: dimension.dimension.label, top: top, current: filters[dimension.dimension], search: search,
-                                     searchable: dimension.dimension.values == .text, display: dimension.dimension.displayValue))
+            selects.append(Self.menu(name: name, label: dimension.label, top: top, current: filters[dimension], search: search,
+                                     searchable: dimension.values == .text, display: dimension.displayValue))
         }
         // One menu per declared tag; one tag filters at a time (choosing a value clears the
         // other tags' menus in the script; without it, the first tag by key counts).

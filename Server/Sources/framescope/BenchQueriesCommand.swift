@@ -83,11 +83,9 @@ struct BenchQueriesCommand: AsyncParsableCommand {
         var pool: [(key: RollupKey, value: RollupValue)] = []
         for batch in fleet.batches() {
             for event in batch.events {
-                pool.append((RollupKey(bucketStart: 0, screen: event.screen, appVersion: batch.app.version, osVersion: batch.device.osVersion,
-                                       deviceModel: batch.device.model, network: event.context.network.rawValue, lowPower: event.context.lowPowerMode,
-                                       thermalState: event.context.thermalState.rawValue,
-                                       maxRefreshRate: QueryDimension.maxRefreshRateClass(batch.device.maxRefreshRate)),
-                             RollupValue(visit: event)))
+                let facts = VisitFacts(appVersion: batch.app.version, osVersion: batch.device.osVersion, deviceModel: batch.device.model,
+                                       maxRefreshRate: batch.device.maxRefreshRate, event: event)
+                pool.append((RollupKey(bucketStart: 0, facts: facts), RollupValue(visit: event)))
             }
         }
         let versions = ["3.0.0", "3.1.0", "3.2.0"]
@@ -147,16 +145,16 @@ struct BenchQueriesCommand: AsyncParsableCommand {
         let range = ScreenQuery(from: start, to: now)
         let cases: [(String, @Sendable () async throws -> Int)] = [
             ("screens, \(days) days, all screens", { try await store.screens(app: "bench", query: range).count }),
-            ("screens, \(days) days, screen=Feed", { try await store.screens(app: "bench", query: ScreenQuery(from: start, to: now, screen: "Feed")).count }),
-            ("screens, \(days) days, appVersion=3.1.0", { try await store.screens(app: "bench", query: ScreenQuery(from: start, to: now, appVersion: "3.1.0")).count }),
+            ("screens, \(days) days, screen=Feed", { try await store.screens(app: "bench", query: ScreenQuery(from: start, to: now, [.screen: "Feed"])).count }),
+            ("screens, \(days) days, appVersion=3.1.0", { try await store.screens(app: "bench", query: ScreenQuery(from: start, to: now, [.appVersion: "3.1.0"])).count }),
             ("screens, \(days) days, thermalState=serious, maxRefreshRate=120", {
-                try await store.screens(app: "bench", query: ScreenQuery(from: start, to: now, thermalState: "serious", maxRefreshRate: "120")).count }),
+                try await store.screens(app: "bench", query: ScreenQuery(from: start, to: now, [.thermalState: "serious", .maxRefreshRate: "120"])).count }),
             ("screens, \(days) days, tag.experiment=B", {
                 var query = range
                 query.tag = TagFilter(key: "experiment", value: "B")
                 return try await store.screens(app: "bench", query: query).count }),
             ("screens, \(days) days, tag.experiment=B, appVersion=3.1.0", {
-                var query = ScreenQuery(from: start, to: now, appVersion: "3.1.0")
+                var query = ScreenQuery(from: start, to: now, [.appVersion: "3.1.0"])
                 query.tag = TagFilter(key: "experiment", value: "B")
                 return try await store.screens(app: "bench", query: query).count }),
             ("break-down by tag experiment, \(days) days", {
@@ -165,7 +163,7 @@ struct BenchQueriesCommand: AsyncParsableCommand {
                 try await store.aggregate(app: "bench", query: AggregateQuery(filter: range, dimension: .thermalState)).count }),
             ("screens, \(days) days, partial first and last day", { try await store.screens(app: "bench", query: ScreenQuery(from: start + 5400, to: now - 1800)).count }),
             ("timeseries hitchRatio by day, \(days) days", { try await queries.timeSeries(app: "bench", query: range, figure: QueryFigure(.hitchRatio), interval: .day).points.count }),
-            ("timeseries hitchRatio by hour, 7 days, Feed", { try await queries.timeSeries(app: "bench", query: ScreenQuery(from: now - 7 * 86_400, to: now, screen: "Feed"), figure: QueryFigure(.hitchRatio), interval: .hour).points.count }),
+            ("timeseries hitchRatio by hour, 7 days, Feed", { try await queries.timeSeries(app: "bench", query: ScreenQuery(from: now - 7 * 86_400, to: now, [.screen: "Feed"]), figure: QueryFigure(.hitchRatio), interval: .hour).points.count }),
             ("compare 3.0.0 → 3.1.0, \(days) days", { try await queries.compare(app: "bench", query: range, baseline: "3.0.0", candidate: "3.1.0").screens.count }),
             ("worst screens by hitchRatio, \(days) days", { try await queries.worstScreens(app: "bench", query: range, figure: QueryFigure(.hitchRatio), limit: 10, minimumVisits: 20).screens.count }),
             ("percentiles, \(days) days", { try await queries.percentiles(app: "bench", query: range).visits }),

@@ -87,7 +87,7 @@ struct CanonicalIngestTests {
         #expect(whole.map(\.rollup.visits).reduce(0, +) == 144)
         // A filter in another spelling finds the same visits.
         var query = ScreenQuery(from: Self.now - 86_400, to: Self.now + 3600)
-        query.screen = CanonicalText.nfc("Cafe\u{301}")
+        query[.screen] = CanonicalText.nfc("Cafe\u{301}")
         let filtered = try await store.aggregate(app: "shop", query: AggregateQuery(filter: query))
         #expect(filtered.map(\.rollup.visits).reduce(0, +) == 24)
         _ = keepAlive
@@ -129,8 +129,8 @@ struct CanonicalIngestTests {
     func byteKeys() {
         #expect(StoredText("Caf\u{e9}") != StoredText("Cafe\u{301}"))
         #expect(Set([StoredText("Caf\u{e9}"), StoredText("Cafe\u{301}")]).count == 2)
-        let a = RollupKey(bucketStart: 0, screen: "Caf\u{e9}", appVersion: "1", osVersion: "1", deviceModel: "m", network: "wifi", lowPower: false)
-        let b = RollupKey(bucketStart: 0, screen: "Cafe\u{301}", appVersion: "1", osVersion: "1", deviceModel: "m", network: "wifi", lowPower: false)
+        let a = RollupKey(bucketStart: 0, [.screen: "Caf\u{e9}", .appVersion: "1", .deviceModel: "m"])
+        let b = RollupKey(bucketStart: 0, [.screen: "Cafe\u{301}", .appVersion: "1", .deviceModel: "m"])
         #expect(a != b)
         #expect(Set([a, b]).count == 2)
         #expect(CanonicalText.nfc("Cafe\u{301}").utf8.elementsEqual("Caf\u{e9}".utf8))

@@ -156,7 +156,7 @@ struct CardinalityWindowTests {
         let versions = try await store.metricKitVersions(app: "shop", query: ScreenQuery(from: Self.day(7), to: Self.now))
         #expect(versions.map(\.appVersion) == ["", "(other)", "1.0", "2.0"])
         // m2 came second on its day, past the daily limit of one model: p3 is stored as (other).
-        let byModel = try await store.metricKitVersions(app: "shop", query: ScreenQuery(from: Self.day(7), to: Self.now, deviceModel: "(other)"))
+        let byModel = try await store.metricKitVersions(app: "shop", query: ScreenQuery(from: Self.day(7), to: Self.now, [.deviceModel: "(other)"]))
         #expect(byModel.map(\.appVersion) == ["(other)"])
         // The ledger is shared: the events' next new version finds the window full.
         #expect(try await store.ingest(Self.batch("f", screens: ["Feed"], version: "5.0", model: "m1", start: Self.day(2))).folded == ["appVersion": 1])

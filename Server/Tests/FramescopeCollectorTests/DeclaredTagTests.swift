@@ -68,11 +68,11 @@ struct DeclaredTagTests {
             }
             let value = ["A", "B", DeclaredTags.none].randomElement(using: &random) ?? "A"
             query.tag = TagFilter(key: "experiment", value: value)
-            if Bool.random(using: &random) { query.appVersion = ["3.0.0", "3.1.0"].randomElement(using: &random) }
-            if Bool.random(using: &random) { query.network = "wifi" }
+            if Bool.random(using: &random) { query[.appVersion] = ["3.0.0", "3.1.0"].randomElement(using: &random) }
+            if Bool.random(using: &random) { query[.network] = "wifi" }
             let selected = visits.filter { visit in
                 visit.start >= query.from && visit.start < query.to && (visit.tags["experiment"] ?? DeclaredTags.none) == value
-                    && (query.appVersion == nil || query.appVersion == visit.appVersion) && (query.network == nil || query.network == visit.network)
+                    && (query[.appVersion] == nil || query[.appVersion] == visit.appVersion) && (query[.network] == nil || query[.network] == visit.network)
             }
             let answer = try await store.screens(app: "shop", query: query)
             let expected = Dictionary(grouping: selected, by: \.screen)
@@ -95,7 +95,7 @@ struct DeclaredTagTests {
             for group in groups {
                 let count = visits.filter { visit in
                     visit.start >= query.from && visit.start < query.to && (visit.tags["experiment"] ?? DeclaredTags.none) == group.dimensionValue
-                        && (query.appVersion == nil || query.appVersion == visit.appVersion) && (query.network == nil || query.network == visit.network)
+                        && (query[.appVersion] == nil || query[.appVersion] == visit.appVersion) && (query[.network] == nil || query[.network] == visit.network)
                 }.count
                 #expect(group.visits == count, "\(group.dimensionValue ?? "")")
             }

@@ -74,14 +74,14 @@ struct DimensionAgreementTests {
                 }
                 query[dimension] = dimension.values == .boolean ? nil : words.filter { $0 != QueryDimension.unknownValue }.randomElement(using: &random)
             }
-            if Bool.random(using: &random) { query.lowPower = Bool.random(using: &random) }
+            if Bool.random(using: &random) { query[.lowPower] = Bool.random(using: &random) ? "true" : "false" }
             let selected = visits.filter { visit in
                 visit.start >= query.from && visit.start < query.to
                     && filterable.allSatisfy { query[$0] == nil || query[$0] == visit.value($0) }
             }
             let answer = try await store.screens(app: "shop", query: query)
             if !answer.isEmpty { answered += 1 }
-            if query.thermalState != nil || query[.maxRefreshRate] != nil, !answer.isEmpty { newDimensionsFiltered += 1 }
+            if query[.thermalState] != nil || query[.maxRefreshRate] != nil, !answer.isEmpty { newDimensionsFiltered += 1 }
             let expected = Dictionary(grouping: selected, by: \.screen)
             #expect(answer.map(\.screen) == expected.keys.sorted(), "\(query.filters)")
             for screen in answer {

@@ -43,7 +43,7 @@ final class FaultyStore: CollectorStore, @unchecked Sendable {
     func revokeApp(_ id: String) async throws -> Bool { try await base.revokeApp(id) }
     func authenticate(key: String, now: Double) async throws -> KeyGrant? { try await base.authenticate(key: key, now: now) }
     func aggregate(app: String, query: AggregateQuery) async throws -> [RollupAggregate] { try await base.aggregate(app: app, query: query) }
-    func dimensionValues(app: String, dimension: RollupDimension, from: Double, to: Double) async throws -> [String] {
+    func dimensionValues(app: String, dimension: QueryDimension, from: Double, to: Double) async throws -> [String] {
         try await base.dimensionValues(app: app, dimension: dimension, from: from, to: to)
     }
     func rawEventCount(app: String) async throws -> Int { try await base.rawEventCount(app: app) }
@@ -176,8 +176,8 @@ struct HostileIngestTests {
         let value = RollupValue(visit: makeBatch(id: "b", start: Self.now).events[0])
         #expect(value.approximateBytes > 500)
         for index in 0..<200 {
-            let key = RollupRowCache.Key(level: .hourly, app: "shop", key: RollupKey(bucketStart: Int64(index) * 3600, screen: "Feed", appVersion: "1",
-                                                                                    osVersion: "18", deviceModel: "x", network: "wifi", lowPower: false))
+            let key = RollupRowCache.Key(level: .hourly, app: "shop", key: RollupKey(bucketStart: Int64(index) * 3600,
+                                                                                    [.screen: "Feed", .appVersion: "1", .osVersion: "18", .deviceModel: "x"]))
             cache.stage(key, value)
             cache.commit()
             #expect(cache.usage.bytes <= 20_000)

@@ -42,16 +42,16 @@ struct QueryTests {
             let from = Self.day0 - 7200 + random.unit() * 3 * 86_400
             let to = from + 3600 + random.unit() * 3 * 86_400
             var query = ScreenQuery(from: from, to: to)
-            if trial % 3 == 1 { query.appVersion = "1.1" }
-            if trial % 4 == 2 { query.network = "cellular" }
-            if trial % 5 == 3 { query.screen = "Feed" }
+            if trial % 3 == 1 { query[.appVersion] = "1.1" }
+            if trial % 4 == 2 { query[.network] = "cellular" }
+            if trial % 5 == 3 { query[.screen] = "Feed" }
             var expected: [String: RollupValue] = [:]
             for visit in visits {
                 let hour = (visit.start / 3600).rounded(.down) * 3600
                 guard hour >= (from / 3600).rounded(.down) * 3600, hour < to else { continue }
-                if let version = query.appVersion, version != visit.version { continue }
-                if let network = query.network, network != visit.event.context.network.rawValue { continue }
-                if let screen = query.screen, screen != visit.event.screen { continue }
+                if let version = query[.appVersion], version != visit.version { continue }
+                if let network = query[.network], network != visit.event.context.network.rawValue { continue }
+                if let screen = query[.screen], screen != visit.event.screen { continue }
                 expected[visit.event.screen, default: RollupValue()].merge(RollupValue(visit: visit.event))
             }
             let answer = try await temporary.store.aggregate(app: "shop", query: AggregateQuery(filter: query, byScreen: true))
@@ -67,10 +67,10 @@ struct QueryTests {
         }
         let plan = RollupRead.plan(for: AggregateQuery(filter: ScreenQuery(from: Self.day0 + 5400, to: Self.day0 + 3 * 86_400 + 7200)))
         #expect(plan.map(\.level) == [.screenDaily, .screenHourly, .screenHourly])
-        let filtered = RollupRead.plan(for: AggregateQuery(filter: ScreenQuery(from: Self.day0, to: Self.day0 + 2 * 86_400, network: "wifi")))
+        let filtered = RollupRead.plan(for: AggregateQuery(filter: ScreenQuery(from: Self.day0, to: Self.day0 + 2 * 86_400, [.network: "wifi"])))
         #expect(filtered.map(\.level) == [.daily])
         #expect(RollupRead.plan(for: AggregateQuery(filter: ScreenQuery(from: Self.day0, to: Self.day0 + 2 * 86_400), interval: .hour)).map(\.level) == [.screenHourly])
-        #expect(RollupRead.plan(for: AggregateQuery(filter: ScreenQuery(from: Self.day0, to: Self.day0 + 5 * 3600, lowPower: true))).map(\.level) == [.hourly])
+        #expect(RollupRead.plan(for: AggregateQuery(filter: ScreenQuery(from: Self.day0, to: Self.day0 + 5 * 3600, [.lowPower: "true"]))).map(\.level) == [.hourly])
     }
 
     @Test("Display classes: a model with frames above 60 Hz outside low-power mode is ProMotion; in low-power mode it is capped")
@@ -260,7 +260,7 @@ struct QueryTests {
         let series = try await queries.timeSeries(app: "demo", query: range, figure: QueryFigure(.hitchRatio), interval: .day)
         #expect(series.points.count == 12)
         #expect(series.points.map(\.visits).reduce(0, +) == screens.map(\.visits).reduce(0, +))
-        let hourly = try await queries.timeSeries(app: "demo", query: ScreenQuery(from: now - 86_400, to: now, screen: "Feed"),
+        let hourly = try await queries.timeSeries(app: "demo", query: ScreenQuery(from: now - 86_400, to: now, [.screen: "Feed"]),
                                                   figure: QueryFigure(name: "frameDuration.p95")!, interval: .hour)
         #expect(hourly.points.count == 24 && hourly.unit == "s")
         #expect(hourly.points.contains { $0.value == nil && $0.visits == 0 }, "night hours have no data")
@@ -365,7 +365,7 @@ struct QueryTests {
         #expect(screens.first?.report == FrameReport.merged(stored.map(\.0)))
         #expect(screens.first?.motion == FrameReport.merged(stored.compactMap(\.1)))
         var filtered = ScreenQuery(from: Self.day0, to: Self.day0 + 2 * 86_400)
-        filtered.deviceModel = "iPhone14,5"
+        filtered[.deviceModel] = "iPhone14,5"
         let byModel = try await store.screens(app: "shop", query: filtered)
         #expect(byModel.first?.visits == 6)
         #expect(byModel.first?.report == FrameReport.merged([stored[0].0, stored[1].0, stored[3].0]))
@@ -390,7 +390,7 @@ struct EmptyStore: CollectorStore {
     func rawEventKeys(app: String, query: EventQuery, hour: Int64, after: RawEventKey?) async throws -> [RawEventKey] { [] }
     func rawEvents(app: String, keys: [RawEventKey]) async throws -> [StoredEvent] { [] }
     func deleteRawEvents(startedBefore cutoff: Double, limit: Int) async throws -> Int { 0 }
-    func dimensionValues(app: String, dimension: RollupDimension, from: Double, to: Double) async throws -> [String] { [] }
+    func dimensionValues(app: String, dimension: QueryDimension, from: Double, to: Double) async throws -> [String] { [] }
     func rotateKey(app: String, kind: KeyGrant.Kind, gracePeriod: Double, now: Double) async throws -> String? { nil }
     func createSession(readKey: String, lifetime: Double, now: Double) async throws -> DashboardSession? { nil }
     func session(id: String, now: Double) async throws -> SessionGrant? { nil }

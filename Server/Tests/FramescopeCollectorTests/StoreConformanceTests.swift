@@ -78,7 +78,7 @@ struct StoreConformanceTests {
             for aggregate in [AggregateQuery(filter: query), AggregateQuery(filter: query, byScreen: true),
                               AggregateQuery(filter: query, interval: .hour), AggregateQuery(filter: query, byScreen: true, interval: .day),
                               AggregateQuery(filter: query, tagKey: "experiment")]
-                + RollupDimension.allCases.map({ AggregateQuery(filter: query, dimension: $0) }) {
+                + QueryDimension.rollupDimensions.map({ AggregateQuery(filter: query, dimension: $0) }) {
                 for group in try await store.aggregate(app: "shop", query: aggregate) {
                     lines.append("\(name) \(aggregate) → \(group.screen ?? "") \(group.bucketStart.map { String($0) } ?? "") \(group.dimensionValue ?? ""): \(figures(group.rollup))")
                 }
@@ -86,8 +86,8 @@ struct StoreConformanceTests {
             var tagged = query
             tagged.tag = TagFilter(key: "experiment", value: Self.hostileArm)
             var filtered = tagged
-            filtered.appVersion = "3.1.0"
-            filtered.lowPower = false
+            filtered[.appVersion] = "3.1.0"
+            filtered[.lowPower] = "false"
             for aggregate in [AggregateQuery(filter: tagged, byScreen: true), AggregateQuery(filter: filtered, interval: .hour)] {
                 for group in try await store.aggregate(app: "shop", query: aggregate) {
                     lines.append("\(name) tagged \(group.screen ?? "") \(group.bucketStart.map { String($0) } ?? ""): \(figures(group.rollup))")
@@ -100,7 +100,7 @@ struct StoreConformanceTests {
                 }.joined(separator: "; "))
             }
         }
-        for dimension in RollupDimension.allCases {
+        for dimension in QueryDimension.rollupDimensions {
             lines.append("values \(dimension): \(try await store.dimensionValues(app: "shop", dimension: dimension, from: range.from, to: range.to))")
         }
         lines.append("tag values: \(try await store.tagValues(app: "shop", key: "experiment", from: range.from, to: range.to))")

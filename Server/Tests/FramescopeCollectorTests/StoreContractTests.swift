@@ -227,12 +227,12 @@ struct StoreContractTests {
         let all = ScreenQuery(from: Self.now - 86_400, to: Self.now)
         #expect(try await store.screens(app: "shop", query: all).first?.visits == 5)
         var onlyNew = all
-        onlyNew.appVersion = "2.0"
+        onlyNew[.appVersion] = "2.0"
         let newScreens = try await store.screens(app: "shop", query: onlyNew)
         #expect(newScreens.first?.visits == 2)
         #expect(newScreens.first?.report == FrameReport.merged(new.events.map(\.report)))
         var lowPower = all
-        lowPower.lowPower = true
+        lowPower[.lowPower] = "true"
         #expect(try await store.screens(app: "shop", query: lowPower).first?.visits == 1)
         // Rollups are hourly: a range starting at 10:30 includes the 10:00 hour.
         #expect(try await store.screens(app: "shop", query: ScreenQuery(from: Self.now - 5400, to: Self.now)).first?.visits == 5)

@@ -7,10 +7,10 @@ extension ClickHouseStore {
     /// Visits per value (the first element of the merged `counts`) over the daily rollups of
     /// the days `[from, to)` touches, most first; `search` matches with
     /// `positionCaseInsensitive` (ASCII letters in either case, as SQLite's `lower`).
-    public func topDimensionValues(app: String, dimension: RollupDimension, from: Double, to: Double, search: String?,
+    public func topDimensionValues(app: String, dimension: QueryDimension, from: Double, to: Double, search: String?,
                                    limit: Int) async throws -> [ValueVisits] {
-        let column = dimension.dimension.storeColumn
-        let isBoolean = dimension.dimension.values == .boolean
+        let column = dimension.storeColumn
+        let isBoolean = dimension.values == .boolean
         let rows = try await topValues(expression: "toString(\(column))", table: "rollups_daily", condition: "", app: app, from: from, to: to,
                                        search: isBoolean ? nil : search, limit: limit)
         guard isBoolean else { return rows }

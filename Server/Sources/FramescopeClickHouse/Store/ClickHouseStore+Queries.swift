@@ -15,7 +15,7 @@ extension ClickHouseStore {
         let filter = query.filter
         let reads = RollupRead.plan(for: query)
         guard !reads.isEmpty else { return [] }
-        let dimensionColumn = query.dimension.map(\.dimension.storeColumn)
+        let dimensionColumn = query.dimension.map(\.storeColumn)
         var parts: [String] = []
         for read in reads where read.from <= 4_294_967_295 && read.to > 0 {
             // Constants are materialized: a Distributed table refuses a constant column that a
@@ -55,7 +55,7 @@ extension ClickHouseStore {
             if query.tagKey != nil {
                 dimensionValue = row[2]
             } else if let dimension = query.dimension {
-                dimensionValue = dimension.dimension.values == .boolean ? (row[2] == "1" ? "true" : "false") : row[2]
+                dimensionValue = dimension.values == .boolean ? (row[2] == "1" ? "true" : "false") : row[2]
             }
             result.append(RollupAggregate(screen: query.byScreen ? row[0] : nil, bucketStart: query.interval == nil ? nil : bucket,
                                           dimensionValue: dimensionValue, rollup: value))
@@ -64,15 +64,15 @@ extension ClickHouseStore {
     }
 
     /// `SELECT DISTINCT` over the daily rollups' key column, without merging any state.
-    public func dimensionValues(app: String, dimension: RollupDimension, from: Double, to: Double) async throws -> [String] {
-        let column = dimension.dimension.storeColumn
+    public func dimensionValues(app: String, dimension: QueryDimension, from: Double, to: Double) async throws -> [String] {
+        let column = dimension.storeColumn
         let (dayFrom, end) = Self.dayRange(from: from, to: to)
         let rows = try await client.rows("""
             SELECT DISTINCT \(column) FROM rollups_daily WHERE app_id = \(Self.quote(app))
             AND bucket >= toDateTime(\(dayFrom), 'UTC') AND bucket < toDateTime(\(end), 'UTC') ORDER BY \(column)
             """)
         let values = rows.compactMap(\.first)
-        return dimension.dimension.values == .boolean ? values.map { $0 == "1" ? "true" : "false" } : values
+        return dimension.values == .boolean ? values.map { $0 == "1" ? "true" : "false" } : values
     }
 
     /// `SELECT DISTINCT tag_value` over the declared tag's daily rollups.

@@ -192,9 +192,9 @@ public struct CollectorQueries: Sendable {
     /// low-power mode show frames above 60 Hz (``DisplayClass/isProMotion(refreshRates:)``).
     public func displayClasses(app: String, query: ScreenQuery) async throws -> [(displayClass: DisplayClass, rollup: RollupValue)] {
         var normal = query
-        normal.lowPower = false
+        normal[.lowPower] = "false"
         var saving = query
-        saving.lowPower = true
+        saving[.lowPower] = "true"
         async let lowPowerGroups = store.aggregate(app: app, query: AggregateQuery(filter: saving, dimension: .deviceModel))
         let normalGroups = try await store.aggregate(app: app, query: AggregateQuery(filter: normal, dimension: .deviceModel))
         let proMotion = Set(normalGroups.filter { DisplayClass.isProMotion(refreshRates: $0.report.refreshRates) }.compactMap(\.dimensionValue))

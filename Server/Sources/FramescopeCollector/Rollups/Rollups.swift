@@ -107,19 +107,18 @@ public struct RollupKey: Sendable, Hashable {
         self.values = values
     }
 
-    /// Creates a key.
-    public init(bucketStart: Int64, screen: String, appVersion: String, osVersion: String, deviceModel: String, network: String, lowPower: Bool,
-                thermalState: String = "nominal", maxRefreshRate: String = "60") {
+    /// A key from a value per dimension (`"true"`/`"false"` for a boolean dimension); a
+    /// dimension left out holds ``anyValue(of:)``, as in a level that drops it.
+    public init(bucketStart: Int64, _ values: [QueryDimension: String]) {
         self.bucketStart = bucketStart
-        values = QueryDimension.all.map { _ in "" }
-        self[.screen] = screen
-        self[.appVersion] = appVersion
-        self[.osVersion] = osVersion
-        self[.deviceModel] = deviceModel
-        self[.network] = network
-        self[.lowPower] = lowPower ? "true" : "false"
-        self[.thermalState] = thermalState
-        self[.maxRefreshRate] = maxRefreshRate
+        self.values = QueryDimension.all.map { values[$0] ?? Self.anyValue(of: $0) }
+    }
+
+    /// The key of a visit's facts: every dimension's value as ``QueryDimension/read`` gives
+    /// it (before any cardinality limit folds it).
+    public init(bucketStart: Int64, facts: VisitFacts) {
+        self.bucketStart = bucketStart
+        values = QueryDimension.all.map { $0.read(facts) }
     }
 
     /// The value of `dimension` as text.
@@ -136,11 +135,6 @@ public struct RollupKey: Sendable, Hashable {
 
     /// The screen's name.
     public var screen: String { self[.screen] }
-
-    /// The value of `dimension` in this key (`"true"`/`"false"` for low-power mode).
-    public func value(of dimension: RollupDimension) -> String {
-        self[dimension.dimension]
-    }
 
     /// Equal when the buckets are and every value has the same bytes, as the stores
     /// compare keys (``StoredText``): `String`'s canonical equivalence would merge a
@@ -172,7 +166,7 @@ public enum RollupLevel: String, CaseIterable, Sendable, Hashable {
     /// Bucket length in seconds.
     public var bucketSeconds: Int64 { self == .hourly || self == .screenHourly ? 3600 : 86_400 }
 
-    /// Whether the level keeps the ``RollupDimension`` values.
+    /// Whether the level keeps the rollup dimensions' values (``QueryDimension/rollupDimensions``).
     public var keepsDimensions: Bool { self == .hourly || self == .daily }
 
     /// The key of this level that an hourly key adds to.

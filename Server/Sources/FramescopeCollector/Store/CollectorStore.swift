@@ -28,12 +28,12 @@ public protocol CollectorStore: Sendable {
     func aggregate(app: String, query: AggregateQuery) async throws -> [RollupAggregate]
     /// The values of `dimension` that have data for `app` on the UTC days that
     /// `[from, to)` touches, sorted (for filter menus).
-    func dimensionValues(app: String, dimension: RollupDimension, from: Double, to: Double) async throws -> [String]
+    func dimensionValues(app: String, dimension: QueryDimension, from: Double, to: Double) async throws -> [String]
     /// The values of `dimension` that have data for `app` on the UTC days that `[from, to)`
     /// touches, most visits first (then by value, bytewise), only those that contain
     /// `search` (ASCII letters in either case) when it is given, at most `limit`: what a
     /// filter menu shows, however many values there are (``ValueVisits``).
-    func topDimensionValues(app: String, dimension: RollupDimension, from: Double, to: Double, search: String?, limit: Int) async throws -> [ValueVisits]
+    func topDimensionValues(app: String, dimension: QueryDimension, from: Double, to: Double, search: String?, limit: Int) async throws -> [ValueVisits]
     /// Raw events stored for `app` (for retention and tests).
     func rawEventCount(app: String) async throws -> Int
     /// The first hour (hours since the epoch) from `hour` through `lastHour` in which any of
@@ -133,7 +133,7 @@ extension CollectorStore {
 
     /// From ``dimensionValues(app:dimension:from:to:)``, without visit counts (0), by value:
     /// for stores that cannot count (test doubles).
-    public func topDimensionValues(app: String, dimension: RollupDimension, from: Double, to: Double, search: String?,
+    public func topDimensionValues(app: String, dimension: QueryDimension, from: Double, to: Double, search: String?,
                                    limit: Int) async throws -> [ValueVisits] {
         ValueVisits.matching(try await dimensionValues(app: app, dimension: dimension, from: from, to: to), search: search, limit: limit)
     }
@@ -284,20 +284,12 @@ public struct ScreenQuery: Sendable, Hashable {
     /// tag's rollups; `nil` for any.
     public var tag: TagFilter?
 
-    /// Creates a query.
-    public init(from: Double, to: Double, appVersion: String? = nil, osVersion: String? = nil, deviceModel: String? = nil,
-                network: String? = nil, lowPower: Bool? = nil, screen: String? = nil, thermalState: String? = nil,
-                maxRefreshRate: String? = nil) {
+    /// A query over `[from, to)` with `filters`: a value per dimension (text; `"true"` or
+    /// `"false"` for a boolean dimension), absent for any value.
+    public init(from: Double, to: Double, _ filters: [QueryDimension: String] = [:]) {
         self.from = from
         self.to = to
-        self[.appVersion] = appVersion
-        self[.osVersion] = osVersion
-        self[.deviceModel] = deviceModel
-        self[.network] = network
-        self[.lowPower] = lowPower.map { $0 ? "true" : "false" }
-        self[.screen] = screen
-        self[.thermalState] = thermalState
-        self[.maxRefreshRate] = maxRefreshRate
+        for (dimension, value) in filters { self[dimension] = value }
     }
 
     /// The filter on `dimension` as text (`"true"`/`"false"` for a boolean dimension), `nil`
@@ -313,67 +305,16 @@ public struct ScreenQuery: Sendable, Hashable {
         }
     }
 
-    /// Only this app version.
-    public var appVersion: String? { get { self[.appVersion] } set { self[.appVersion] = newValue } }
-    /// Only this OS version.
-    public var osVersion: String? { get { self[.osVersion] } set { self[.osVersion] = newValue } }
-    /// Only this device model.
-    public var deviceModel: String? { get { self[.deviceModel] } set { self[.deviceModel] = newValue } }
-    /// Only this network type.
-    public var network: String? { get { self[.network] } set { self[.network] = newValue } }
-    /// Only visits with (true) or without (false) low-power mode.
-    public var lowPower: Bool? {
-        get { self[.lowPower].flatMap(Bool.init) }
-        set { self[.lowPower] = newValue.map { $0 ? "true" : "false" } }
-    }
-    /// Only this screen.
-    public var screen: String? { get { self[.screen] } set { self[.screen] = newValue } }
-    /// Only this thermal state.
-    public var thermalState: String? { get { self[.thermalState] } set { self[.thermalState] = newValue } }
-    /// Only this display maximum (`60`, `120`, `other`).
-    public var maxRefreshRate: String? { get { self[.maxRefreshRate] } set { self[.maxRefreshRate] = newValue } }
-
     /// Whether any rollup dimension (not the screen) or a declared tag is filtered.
     public var filtersDimensions: Bool {
         tag != nil || QueryDimension.rollupDimensions.contains { self[$0] != nil }
     }
 
-    /// The same query with one dimension fixed to `value` (`"true"`/`"false"` for ``RollupDimension/lowPower``).
-    public func fixing(_ dimension: RollupDimension, to value: String) -> ScreenQuery {
+    /// The same query with one dimension fixed to `value` (`"true"`/`"false"` for a boolean dimension).
+    public func fixing(_ dimension: QueryDimension, to value: String) -> ScreenQuery {
         var query = self
-        query[dimension.dimension] = value
+        query[dimension] = value
         return query
-    }
-}
-
-/// A rollup key other than time and screen, by which queries filter and group.
-public enum RollupDimension: String, CaseIterable, Sendable, Codable, Hashable {
-    /// The app's version (`3.1`).
-    case appVersion
-    /// The OS version (`17.5`).
-    case osVersion
-    /// The device model (`iPhone15,2`).
-    case deviceModel
-    /// The network type (`wifi`, `cellular`, `offline`, `unknown`).
-    case network
-    /// Low-power mode, `true` or `false`.
-    case lowPower
-    /// The thermal state (`nominal`, `fair`, `serious`, `critical`; `unknown` before v11).
-    case thermalState
-    /// The display's maximum refresh rate (`60`, `120`, `other`; `unknown` before v11).
-    case maxRefreshRate
-
-    /// The dimension's registry entry (its column, label and values).
-    public var dimension: QueryDimension {
-        switch self {
-        case .appVersion: .appVersion
-        case .osVersion: .osVersion
-        case .deviceModel: .deviceModel
-        case .network: .network
-        case .lowPower: .lowPower
-        case .thermalState: .thermalState
-        case .maxRefreshRate: .maxRefreshRate
-        }
     }
 }
 
@@ -410,14 +351,14 @@ public struct AggregateQuery: Sendable, Hashable {
     /// Group by time bucket of this length.
     public var interval: BucketInterval?
     /// Group by this dimension's value.
-    public var dimension: RollupDimension?
+    public var dimension: QueryDimension?
     /// Group by the value of this declared tag key (``DeclaredTags``); the group's
     /// ``RollupAggregate/dimensionValue`` is the tag's value. Not with ``dimension``, nor
     /// with a filter on another tag key (one tag's rollups answer a query).
     public var tagKey: String?
 
     /// Creates an aggregate query.
-    public init(filter: ScreenQuery, byScreen: Bool = false, interval: BucketInterval? = nil, dimension: RollupDimension? = nil,
+    public init(filter: ScreenQuery, byScreen: Bool = false, interval: BucketInterval? = nil, dimension: QueryDimension? = nil,
                 tagKey: String? = nil) {
         self.filter = filter
         self.byScreen = byScreen

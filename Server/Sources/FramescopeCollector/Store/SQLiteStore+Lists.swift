@@ -6,12 +6,12 @@ import GRDB
 extension SQLiteStore {
     /// `SUM(visits)` per value over the daily rollups of the days `[from, to)` touches,
     /// most first, without decoding any report; `search` matches with `instr(lower(…))`.
-    public func topDimensionValues(app: String, dimension: RollupDimension, from: Double, to: Double, search: String?,
+    public func topDimensionValues(app: String, dimension: QueryDimension, from: Double, to: Double, search: String?,
                                    limit: Int) async throws -> [ValueVisits] {
-        let column = dimension.dimension.storeColumn
+        let column = dimension.storeColumn
         let rows = try await topValues(column: column, table: "rollups_daily", condition: "", arguments: [],
-                                       app: app, from: from, to: to, search: dimension.dimension.values == .boolean ? nil : search, limit: limit)
-        guard dimension.dimension.values == .boolean else { return rows }
+                                       app: app, from: from, to: to, search: dimension.values == .boolean ? nil : search, limit: limit)
+        guard dimension.values == .boolean else { return rows }
         // Stored as 0 and 1: the same words as every other answer.
         return rows.map { ValueVisits(value: $0.value == "1" ? "true" : "false", visits: $0.visits) }
             .filter { ValueVisits.matches($0.value, search: search) }

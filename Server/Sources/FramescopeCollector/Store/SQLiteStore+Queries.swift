@@ -42,7 +42,7 @@ extension SQLiteStore {
                     let key = RollupKey(bucketStart: row["bucket"], values: Self.dimensionValues(row))
                     let group = GroupKey(screen: query.byScreen ? key.screen : nil,
                                          bucket: query.interval.map { Double(RollupLevel.floor(key.bucketStart, to: Int64($0.seconds))) },
-                                         dimension: query.tagKey != nil ? row["tag_value"] : query.dimension.map { key.value(of: $0) })
+                                         dimension: query.tagKey != nil ? row["tag_value"] : query.dimension.map { key[$0] })
                     groups[group, default: RollupValue()].merge(try Self.decodeValue(row))
                 }
             }
@@ -65,12 +65,12 @@ extension SQLiteStore {
     }
 
     /// `SELECT DISTINCT` over the daily rollups, without decoding any report.
-    public func dimensionValues(app: String, dimension: RollupDimension, from: Double, to: Double) async throws -> [String] {
-        let column = dimension.dimension.storeColumn
+    public func dimensionValues(app: String, dimension: QueryDimension, from: Double, to: Double) async throws -> [String] {
+        let column = dimension.storeColumn
         let dayFrom = RollupLevel.floor(Int64(from.rounded(.down)), to: 86_400)
         let end = Int64(to.rounded(.up))
         return try await database.read { db in
-            if dimension.dimension.values == .boolean {
+            if dimension.values == .boolean {
                 return try Bool.fetchAll(db, sql: "SELECT DISTINCT \(column) FROM rollups_daily WHERE app_id = ? AND bucket >= ? AND bucket < ? ORDER BY 1",
                                          arguments: [app, dayFrom, end]).map { $0 ? "true" : "false" }
             }
