@@ -34,14 +34,9 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("End of the range (ISO 8601, exclusive); default: now.", valueName: "time"))
     var to: String?
 
-    @Option(help: "Only this screen.") var screen: String?
-    @Option(help: "Only this app version.") var appVersion: String?
-    @Option(help: "Only this OS version.") var osVersion: String?
-    @Option(help: "Only this device model.") var deviceModel: String?
-    @Option(help: "Only this network (wifi, cellular, ethernet, offline, unknown).") var network: String?
-    @Option(help: "Only visits with (true) or without (false) low-power mode.") var lowPower: Bool?
-    @Option(help: "Only this thermal state (nominal, fair, serious, critical).") var thermalState: String?
-    @Option(help: "Only this display maximum (60, 120, other).") var maxRefreshRate: String?
+    @Option(help: ArgumentHelp("Only visits with this value of a dimension (repeatable): \(QueryDimension.all.map(\.queryName).joined(separator: ", ")).",
+                               valueName: "name=value"))
+    var filter: [String] = []
     @Option(help: ArgumentHelp("Only visits with this tag (repeatable).", valueName: "key=value")) var tag: [String] = []
 
     @Option(help: ArgumentHelp("Resume after this cursor (from an earlier export's last line).", valueName: "cursor"))
@@ -66,6 +61,28 @@ struct ExportCommand: AsyncParsableCommand {
             throw ValidationError("--tag takes key=value, not '\(item)'")
         }
         if !(0...100).contains(retries) { throw ValidationError("--retries must be 0–100") }
+        _ = try Self.filters(filter)
+    }
+
+    /// The dimension filters of `items` (`NAME=VALUE` each), validated by the registry
+    /// (``QueryDimension``): a known name, a value it takes, each name once.
+    /// - Throws: `ValidationError` naming the item.
+    static func filters(_ items: [String]) throws -> [(dimension: QueryDimension, value: String)] {
+        var filters: [(dimension: QueryDimension, value: String)] = []
+        for item in items {
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2 else { throw ValidationError("--filter takes name=value, not '\(item)'") }
+            guard let dimension = QueryDimension(queryName: String(parts[0])) else {
+                throw ValidationError("--filter: unknown dimension '\(parts[0])'; use one of \(QueryDimension.all.map(\.queryName).joined(separator: ", "))")
+            }
+            let value = String(parts[1])
+            if let problem = dimension.problem(with: value) { throw ValidationError("--filter: \(problem)") }
+            guard !filters.contains(where: { $0.dimension == dimension }) else {
+                throw ValidationError("--filter: \(dimension.queryName) is given twice; a visit has one value")
+            }
+            filters.append((dimension, value))
+        }
+        return filters
     }
 
     /// The query string of the request, every value percent-encoded.
@@ -74,14 +91,7 @@ struct ExportCommand: AsyncParsableCommand {
         func add(_ name: String, _ value: String?) { if let value { items.append(URLQueryItem(name: name, value: value)) } }
         add("from", from)
         add("to", to)
-        add("screen", screen)
-        add("appVersion", appVersion)
-        add("osVersion", osVersion)
-        add("deviceModel", deviceModel)
-        add("network", network)
-        add("lowPower", lowPower.map { $0 ? "true" : "false" })
-        add("thermalState", thermalState)
-        add("maxRefreshRate", maxRefreshRate)
+        for (dimension, value) in (try? Self.filters(filter)) ?? [] { add(dimension.queryName, value) }
         for item in tag {
             let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             add("tag." + String(parts[0]), parts.count > 1 ? String(parts[1]) : "")

@@ -64,8 +64,15 @@ struct ExportCLITests {
         // Refusals: a wrong key (74), a filter the collector refuses (64), a bad cursor (64).
         let wrongKey = try CLI.run(["export", "--url", url, "--key", "fsr_wrong", "--app", "load"])
         #expect(wrongKey.exitCode == 74 && wrongKey.stderr.contains("401"))
-        let badFilter = try CLI.run(["export", "--url", url, "--key", readKey, "--app", "load", "--thermal-state", "warm"])
-        #expect(badFilter.exitCode == 64 && badFilter.stderr.contains("thermalState"))
+        let badFilter = try CLI.run(["export", "--url", url, "--key", readKey, "--app", "load", "--filter", "thermalState=warm"])
+        #expect(badFilter.exitCode == 64 && badFilter.stderr.contains("thermalState must be one of"))
+        let unknownFilter = try CLI.run(["export", "--url", url, "--key", readKey, "--app", "load", "--filter", "colour=red"])
+        #expect(unknownFilter.exitCode == 64 && unknownFilter.stderr.contains("unknown dimension 'colour'"))
+        // Filters the registry knows reach the collector: exactly the lines that match both.
+        let filtered = try CLI.run(["export", "--url", url, "--key", readKey, "--app", "load", "--filter", "network=wifi", "--filter", "lowPower=false"])
+        #expect(filtered.exitCode == 0, "\(filtered.stderr)")
+        let expectedLines = lines.filter { $0.contains(#""network":"wifi""#) && $0.contains(#""lowPowerMode":false"#) }
+        #expect(filtered.stdout.split(separator: "\n") == expectedLines && !expectedLines.isEmpty && expectedLines.count < lines.count)
         let badCursor = try CLI.run(["export", "--url", url, "--key", readKey, "--app", "load", "--after", "zz"])
         #expect(badCursor.exitCode == 64 && badCursor.stderr.contains("after"))
         let badTag = try CLI.run(["export", "--url", url, "--key", readKey, "--app", "load", "--tag", "novalue"])

@@ -175,14 +175,16 @@ struct ExportRouteTests {
             let text = String(buffer: response.body)
             let rows = text.components(separatedBy: "\r\n")
             #expect(rows.count == 4 && rows[3].isEmpty)
-            #expect(rows[0].hasPrefix("cursor,startedAt,receivedAt,screen,appVersion,osVersion,deviceModel,network,lowPowerMode,thermalState,tags,duration,frames,averageFPS,droppedFrames"))
+            // A column per dimension, by the registry's names, between the receipt time and the tags.
+            #expect(rows[0].hasPrefix("cursor,startedAt,receivedAt," + QueryDimension.all.map(\.queryName).joined(separator: ",") + ",tags,duration,frames,averageFPS,droppedFrames"))
+            #expect(rows[0].hasPrefix("cursor,startedAt,receivedAt,screen,appVersion,osVersion,deviceModel,network,lowPower,thermalState,maxRefreshRate,tags"))
             #expect(rows[0].hasSuffix(",frameDuration.p95,motion.hitchRatio"))
-            #expect(rows[1].contains(#","'=HYPERLINK(""http://evil"",""x""), ok",3.1,18.1,"iPhone15,2",cellular,false,nominal,a=1;b=2,3,"#))
+            #expect(rows[1].contains(#","'=HYPERLINK(""http://evil"",""x""), ok",3.1,18.1,"iPhone15,2",cellular,false,nominal,120,a=1;b=2,3,"#))
             let frames = batches[0].events[1].report.frames
-            #expect(rows[2].contains(#","iPhone15,2",cellular,false,nominal,,3,\#(frames),"#))
-            // 23 columns: the unquoted commas of a row without quoted cells, less the one in the model.
-            #expect(rows[0].split(separator: ",").count == 23)
-            #expect(rows[2].split(separator: ",", omittingEmptySubsequences: false).count == 24)
+            #expect(rows[2].contains(#","iPhone15,2",cellular,false,nominal,120,,3,\#(frames),"#))
+            // 24 columns: the unquoted commas of a row without quoted cells, less the one in the model.
+            #expect(rows[0].split(separator: ",").count == 24)
+            #expect(rows[2].split(separator: ",", omittingEmptySubsequences: false).count == 25)
         }
     }
 

@@ -76,6 +76,27 @@ struct OpenAPIRegistryTests {
         #expect(object("components", "schemas", "VisitContext", "properties", "network", "enum") as? [String] == VisitContext.Network.allCases.map(\.rawValue))
     }
 
+    @Test("The checked-in document spells no dimension; the served one is it plus the registry's parameters, values and types kept")
+    func dimensionsFromRegistry() throws {
+        let checkedIn = try #require(try JSONSerialization.jsonObject(with: Data(OpenAPIDocument.text.utf8)) as? [String: Any])
+        let checkedInParameters = (checkedIn["components"] as? [String: Any])?["parameters"] as? [String: Any] ?? [:]
+        for dimension in QueryDimension.all {
+            #expect(checkedInParameters[OpenAPIDocument.componentName(dimension)] == nil, "\(dimension)")
+            #expect(!OpenAPIDocument.text.contains("\"name\": \"\(dimension.queryName)\""), "\(dimension)")
+        }
+        // Everything else survives the rewrite: the same paths and the same components.
+        #expect(Set((checkedIn["paths"] as? [String: Any] ?? [:]).keys) == Set((object("paths") as? [String: Any] ?? [:]).keys))
+        #expect(Set(checkedInParameters.keys).union(QueryDimension.all.map(OpenAPIDocument.componentName))
+                == Set((object("components", "parameters") as? [String: Any] ?? [:]).keys))
+        // JSON booleans stay booleans (not 1 and 0) and the example batch is still moved.
+        let served = OpenAPIDocument.served(now: 1_795_132_800)
+        #expect(!served.contains("\"required\" : 1") && !served.contains("\"required\" : 0") && served.contains("\"required\" : true"))
+        #expect(!served.contains(OpenAPIDocument.exampleStartedAt) && OpenAPIDocument.text.contains(OpenAPIDocument.exampleStartedAt))
+        // The dimension parameters follow the range, in the registry's order.
+        let names = (object("paths", "/v1/apps/{app}/screens", "get", "parameters") as? [[String: Any]] ?? []).compactMap { $0["$ref"] as? String }
+        #expect(Array(names.prefix(3 + QueryDimension.all.count).dropFirst(3)) == QueryDimension.all.map { "#/components/parameters/" + OpenAPIDocument.componentName($0) })
+    }
+
     @Test("Metric names: every report metric is a FrameReport property; metric and by accept exactly the query figures")
     func metrics() throws {
         for metric in Metric.allCases {

@@ -112,7 +112,7 @@ struct StoreConformanceTests {
             let keys = try await store.rawEventKeys(app: "shop", query: export, hour: current, after: nil)
             let events = try await store.rawEvents(app: "shop", keys: keys)
             exported += events.count
-            lines.append("export hour \(current): " + events.map { "\($0.key.startedAt) \($0.batchId) \($0.appVersion) \($0.receivedAt) \($0.payload)" }.joined(separator: ", "))
+            lines.append("export hour \(current): " + events.map { "\($0.key.startedAt) \($0.batchId) \($0.values) \($0.receivedAt) \($0.payload)" }.joined(separator: ", "))
             hour = try await store.firstRawEventHour(app: "shop", from: current + 1, through: RawEventKey.hour(of: range.to))
         }
         lines.append("exported \(exported)")

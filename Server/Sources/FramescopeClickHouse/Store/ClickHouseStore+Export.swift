@@ -58,17 +58,21 @@ extension ClickHouseStore {
             // On a cluster the subquery runs once and its result goes to every shard.
             let globalIn = topology.cluster == nil ? "IN" : "GLOBAL IN"
             let events = "FROM events WHERE app_id = \(Self.quote(app)) AND hour IN (\(hours.joined(separator: ","))) AND event_id IN (\(ids))"
+            let columns = QueryDimension.all.map(\.storeColumn)
             let rows = try await client.rows("""
-                SELECT e.event_id, e.started_at, b.received_at, e.batch_id, e.app_version, e.os_version, e.device_model, e.payload
-                FROM (SELECT event_id, started_at, batch_id, app_version, os_version, device_model, payload \(events)) AS e
+                SELECT e.event_id, e.started_at, b.received_at, e.batch_id, e.payload, \(columns.map { "e." + $0 }.joined(separator: ", "))
+                FROM (SELECT event_id, started_at, batch_id, payload, \(columns.joined(separator: ", ")) \(events)) AS e
                 ANY LEFT JOIN (SELECT batch_id, min(received_at) AS received_at FROM batches
                                WHERE app_id = \(Self.quote(app)) AND batch_id \(globalIn) (SELECT batch_id \(events)) GROUP BY batch_id) AS b
                 USING batch_id
                 """)
-            for row in rows where row.count == 8 {
+            for row in rows where row.count == 5 + columns.count {
                 guard let id = Int64(row[0]), let start = Double(row[1]) else { continue }
-                found[RawEventKey(startedAt: start, id: id)] = StoredEvent(key: RawEventKey(startedAt: start, id: id), receivedAt: Double(row[2]) ?? 0, batchId: row[3],
-                                        appVersion: row[4], osVersion: row[5], deviceModel: row[6], payload: row[7])
+                let values = zip(QueryDimension.all, row[5...]).map { dimension, text in
+                    dimension.values == .boolean ? (text == "1" ? "true" : "false") : text
+                }
+                found[RawEventKey(startedAt: start, id: id)] = StoredEvent(key: RawEventKey(startedAt: start, id: id), receivedAt: Double(row[2]) ?? 0,
+                                                                            batchId: row[3], values: values, payload: row[4])
             }
         }
         return keys.compactMap { found[$0] }

@@ -2,7 +2,9 @@ import Foundation
 import FramescopeCore
 
 /// The export as CSV (`Accept: text/csv`): one row per visit with its context and headline
-/// figures, for a spreadsheet. Figures use the metrics' names and units (docs/metrics.md).
+/// figures, for a spreadsheet. A column per dimension, named and valued as the registry
+/// (``QueryDimension``) and the store have it (what `GET …/events` filters match); figures
+/// use the metrics' names and units (docs/metrics.md).
 extension EventExport {
     /// The headline figures, as columns, of the whole visit.
     public static let csvMetrics: [Metric] = [
@@ -12,25 +14,21 @@ extension EventExport {
 
     /// The header row.
     public static var csvHeader: String {
-        let columns = ["cursor", "startedAt", "receivedAt", "screen", "appVersion", "osVersion", "deviceModel", "network",
-                       "lowPowerMode", "thermalState", "tags", "duration"]
+        let columns = ["cursor", "startedAt", "receivedAt"] + QueryDimension.all.map(\.queryName) + ["tags", "duration"]
             + csvMetrics.map(\.rawValue) + ["motion.hitchRatio"]
         return columns.joined(separator: ",") + "\r\n"
     }
 
-    /// One row (RFC 4180, CRLF). A payload that no longer decodes keeps its context columns
-    /// from the batch and leaves the rest empty.
+    /// One row (RFC 4180, CRLF). A payload that no longer decodes keeps its dimension
+    /// columns (the store's) and leaves the rest empty.
     public static func csvRow(_ event: StoredEvent, decoder: JSONDecoder) -> String {
         let visit = try? decoder.decode(ScreenVisitEvent.self, from: Data(event.payload.utf8))
         let startedAt: String = visit?.startedAt ?? ISO8601.format(unixSeconds: event.key.startedAt)
-        let lowPower: String = visit.map { $0.context.lowPowerMode ? "true" : "false" } ?? ""
         let tags: String = visit.map { visit in
             visit.context.tags.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ";")
         } ?? ""
         let duration: String = visit.map { number($0.duration) } ?? ""
-        var cells: [String] = [event.key.cursor, startedAt, ISO8601.format(unixSeconds: event.receivedAt), visit?.screen ?? "",
-                               event.appVersion, event.osVersion, event.deviceModel, visit?.context.network.rawValue ?? "",
-                               lowPower, visit?.context.thermalState.rawValue ?? "", tags, duration]
+        var cells: [String] = [event.key.cursor, startedAt, ISO8601.format(unixSeconds: event.receivedAt)] + event.values + [tags, duration]
         for metric in csvMetrics {
             cells.append(visit.flatMap { metric.value(in: $0.report) }.map(number) ?? "")
         }

@@ -81,8 +81,8 @@ public struct EventExport: AsyncSequence, Sendable {
     /// line feed.
     public static func ndjsonLine(_ event: StoredEvent) -> String {
         "{\"cursor\":\(JSONText.quote(event.key.cursor)),\"receivedAt\":\(JSONText.quote(ISO8601.format(unixSeconds: event.receivedAt)))"
-            + ",\"batchId\":\(JSONText.quote(event.batchId)),\"appVersion\":\(JSONText.quote(event.appVersion))"
-            + ",\"osVersion\":\(JSONText.quote(event.osVersion)),\"deviceModel\":\(JSONText.quote(event.deviceModel))"
+            + ",\"batchId\":\(JSONText.quote(event.batchId)),\"appVersion\":\(JSONText.quote(event[.appVersion]))"
+            + ",\"osVersion\":\(JSONText.quote(event[.osVersion])),\"deviceModel\":\(JSONText.quote(event[.deviceModel]))"
             + ",\"event\":\(event.payload)}\n"
     }
 }

@@ -69,8 +69,9 @@ public struct RawEventKey: Sendable, Hashable, Comparable {
     }
 }
 
-/// One raw event as stored: the event's JSON exactly as the device sent it, and what the
-/// batch said around it.
+/// One raw event as stored: the event's JSON exactly as the device sent it, what the
+/// batch said around it, and the value of every dimension as the store keeps it (what the
+/// export's filters match).
 public struct StoredEvent: Sendable, Hashable {
     /// Its place in the export's order.
     public var key: RawEventKey
@@ -78,23 +79,23 @@ public struct StoredEvent: Sendable, Hashable {
     public var receivedAt: Double
     /// The batch's id.
     public var batchId: String
-    /// The app version of the batch.
-    public var appVersion: String
-    /// The OS version of the batch.
-    public var osVersion: String
-    /// The device model of the batch.
-    public var deviceModel: String
+    /// Each dimension's value (``QueryDimension/all`` order; `"true"`/`"false"` for a
+    /// boolean dimension), after NFC and the cardinality limits, as the store keeps it.
+    public var values: [String]
     /// The event's JSON object, byte for byte as ingested.
     public var payload: String
 
-    /// An event; see each property.
-    public init(key: RawEventKey, receivedAt: Double, batchId: String, appVersion: String, osVersion: String, deviceModel: String, payload: String) {
+    /// An event; `values` in ``QueryDimension/all`` order (missing ones are empty).
+    public init(key: RawEventKey, receivedAt: Double, batchId: String, values: [String], payload: String) {
         self.key = key
         self.receivedAt = receivedAt
         self.batchId = batchId
-        self.appVersion = appVersion
-        self.osVersion = osVersion
-        self.deviceModel = deviceModel
+        self.values = QueryDimension.all.indices.map { $0 < values.count ? values[$0] : "" }
         self.payload = payload
+    }
+
+    /// The value of `dimension` as stored (`"true"`/`"false"` for a boolean dimension).
+    public subscript(dimension: QueryDimension) -> String {
+        QueryDimension.all.firstIndex(of: dimension).map { values[$0] } ?? ""
     }
 }

@@ -60,13 +60,13 @@ extension SQLiteStore {
             // SQLite binds at most 32 766 values per statement; chunks stay far below.
             for chunk in stride(from: 0, to: ids.count, by: 500) {
                 let part = Array(ids[chunk..<min(chunk + 500, ids.count)])
-                let sql = "SELECT id, started_at, received_at, batch_id, app_version, os_version, device_model, payload FROM events WHERE app_id = ? AND id IN ("
+                let sql = "SELECT id, started_at, received_at, batch_id, payload, \(QueryDimension.all.map(\.storeColumn).joined(separator: ", ")) FROM events WHERE app_id = ? AND id IN ("
                     + part.map { _ in "?" }.joined(separator: ",") + ")"
                 let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments([app as any DatabaseValueConvertible] + part.map { $0 as any DatabaseValueConvertible }))
                 while let row = try rows.next() {
                     let id: Int64 = row[0]
                     found[id] = StoredEvent(key: RawEventKey(startedAt: row[1], id: id), receivedAt: row[2], batchId: row[3],
-                                            appVersion: row[4], osVersion: row[5], deviceModel: row[6], payload: row[7])
+                                            values: Self.dimensionValues(row), payload: row[4])
                 }
             }
             return found
