@@ -24,7 +24,7 @@ extension DashboardPages {
     func breakdownSection(app: String, filters: DashboardFilters, query: ScreenQuery, base: String, chrome: Chrome) async throws -> BreakdownSection {
         let dimension = filters.breakdown
         let tagKey = filters.breakdownTag
-        let all = try await store.aggregate(app: app, query: tagKey.map { AggregateQuery(filter: query, tagKey: $0) }
+        let all = try await queries.aggregate(app: app, query: tagKey.map { AggregateQuery(filter: query, tagKey: $0) }
                                                                  ?? AggregateQuery(filter: query, dimension: dimension))
         let (groups, leftOut) = Self.mostVisited(all, limit: DashboardLimits.tableRows)
         let rows = groups.map { group -> BreakdownSection.Row in

@@ -56,10 +56,10 @@ extension DashboardPages {
         let base = "/dashboard/apps/\(percentEncode(app))"
         // The versions with the most visits (however many there are), and the ones asked for
         // when they have data.
-        var offered = try await store.topDimensionValues(app: app, dimension: .appVersion, from: query.from, to: query.to, search: nil,
+        var offered = try await queries.topDimensionValues(app: app, dimension: .appVersion, from: query.from, to: query.to, search: nil,
                                                          limit: DashboardLimits.compareVersions).map(\.value)
         for asked in [baseline, candidate].compactMap({ $0 }) where !asked.isEmpty && !offered.contains(asked) {
-            let found = try await store.topDimensionValues(app: app, dimension: .appVersion, from: query.from, to: query.to, search: asked,
+            let found = try await queries.topDimensionValues(app: app, dimension: .appVersion, from: query.from, to: query.to, search: asked,
                                                            limit: ValueVisits.maximumLimit)
             if found.contains(where: { $0.value == asked }) { offered.append(asked) }
         }

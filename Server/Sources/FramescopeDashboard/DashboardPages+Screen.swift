@@ -32,7 +32,7 @@ extension DashboardPages {
         let base = "/dashboard/apps/\(percentEncode(app))"
         var chrome = try await chrome(title: name, app: app, filters: filters, now: now, action: base + "/screens/" + percentEncode(name), csrfToken: csrfToken)
         chrome.isScreens = true
-        let total = try await store.aggregate(app: app, query: AggregateQuery(filter: query)).first?.rollup ?? RollupValue()
+        let total = try await queries.aggregate(app: app, query: AggregateQuery(filter: query)).first?.rollup ?? RollupValue()
         let charts = try await trendCharts(app: app, query: query, interval: filters.interval, idPrefix: "trend-", charts: [
             Self.hitchTrend, Self.hangTrend, Self.fpsTrend, Self.frozenTrend,
             TrendSpec(id: "p95", heading: "95th-percentile frame duration", lines: [("p95", QueryFigure(report: .frameDurationP95))],
@@ -43,10 +43,10 @@ extension DashboardPages {
         var breakdowns: [Breakdown] = []
         let dimensions = QueryDimension.rollupDimensions.map { ($0, $0.labelInSentence) }
         // The five breakdowns read the same rollups; they run concurrently (SQLite's WAL allows parallel readers).
-        let store = self.store
+        let queries = self.queries
         let grouped = try await withThrowingTaskGroup(of: (Int, [RollupAggregate]).self) { group in
             for (index, dimension) in dimensions.enumerated() {
-                group.addTask { (index, try await store.aggregate(app: app, query: AggregateQuery(filter: query, dimension: dimension.0))) }
+                group.addTask { (index, try await queries.aggregate(app: app, query: AggregateQuery(filter: query, dimension: dimension.0))) }
             }
             var results = [[RollupAggregate]](repeating: [], count: dimensions.count)
             for try await (index, groups) in group { results[index] = groups }

@@ -6,11 +6,16 @@ import Mustache
 /// Builds the dashboard's pages from the collector's queries and renders them with the
 /// Mustache templates in `Resources/templates`.
 ///
-/// Every number on a page comes from ``CollectorQueries`` or ``CollectorStore/aggregate(app:query:)``,
-/// the same calls the query API answers from, and is printed with ``formatFigure(_:unit:)``.
+/// Every number on a page comes from ``CollectorQueries``, the door the query API reads
+/// through too, and is printed with ``formatFigure(_:unit:)``; the store itself is used only
+/// for sign-in, sessions, the app's name and its alerts.
 public struct DashboardPages: Sendable {
-    /// The store read from.
-    public let store: any CollectorStore
+    /// What the pages need from the store: sign-in and sessions, the alerts they list and
+    /// acknowledge, and the reads of ``CollectorQueries``.
+    public typealias Store = AppAccess & AlertStore & CollectorQueries.Store
+    /// The store: sessions and alerts; data is read through ``queries``.
+    public let store: any Store
+    /// The one door data is read through.
     let queries: CollectorQueries
     let library: MustacheLibrary
     let css: String
@@ -18,7 +23,7 @@ public struct DashboardPages: Sendable {
     let script: String
 
     /// Loads the templates, stylesheet and script from the module's resources.
-    public init(store: any CollectorStore) throws {
+    public init(store: any Store) throws {
         self.store = store
         queries = CollectorQueries(store: store)
         guard let templates = Bundle.module.url(forResource: "templates", withExtension: nil),
@@ -87,7 +92,7 @@ public struct DashboardPages: Sendable {
                 csrfToken: String) async throws -> Chrome {
         let (from, to) = filters.range(now: now)
         let name = try await store.apps().first { $0.app == app }?.name ?? app
-        let thresholds = try await store.thresholds(app: app) ?? AppThresholds()
+        let thresholds = try await queries.thresholds(app: app) ?? AppThresholds()
         var selects = [
             Select(name: "days", label: "Range", options: DashboardFilters.dayChoices.map {
                 Option(value: String($0), label: $0 == 1 ? "last 24 hours" : "last \($0) days", selected: $0 == filters.days)
@@ -102,7 +107,7 @@ public struct DashboardPages: Sendable {
         for dimension in QueryDimension.rollupDimensions {
             let name = dimension.queryName
             let search = filters.searches[name]
-            let top = try await store.topDimensionValues(app: app, dimension: dimension, from: from, to: to, search: search,
+            let top = try await queries.topDimensionValues(app: app, dimension: dimension, from: from, to: to, search: search,
                                                          limit: DashboardLimits.menuValues + 1)
             selects.append(Self.menu(name: name, label: dimension.label, top: top, current: filters[dimension], search: search,
                                      searchable: dimension.values == .text, display: dimension.displayValue))
@@ -112,7 +117,7 @@ public struct DashboardPages: Sendable {
         for key in filters.declaredTags {
             let name = DeclaredTags.parameterPrefix + key
             let search = filters.searches[name]
-            let top = try await store.topTagValues(app: app, key: key, from: from, to: to, search: search, limit: DashboardLimits.menuValues + 1)
+            let top = try await queries.topTagValues(app: app, key: key, from: from, to: to, search: search, limit: DashboardLimits.menuValues + 1)
             selects.append(Self.menu(name: name, label: "Tag \(key)", top: top, current: filters.tag?.key == key ? filters.tag?.value : nil,
                                      search: search, searchable: true, display: { $0 }))
         }
@@ -268,11 +273,11 @@ public struct DashboardPages: Sendable {
                                       hidden: [Hidden(name: "by", value: filters.breakdownParameter)], csrfToken: csrfToken)
         chrome.isOverview = true
         // The split by version reads the dimension-keeping rollups, the slowest read; it runs beside the others.
-        async let versionGroups = store.aggregate(app: app, query: AggregateQuery(filter: query, dimension: .appVersion))
-        let total = try await store.aggregate(app: app, query: AggregateQuery(filter: query)).first?.rollup ?? RollupValue()
+        async let versionGroups = queries.aggregate(app: app, query: AggregateQuery(filter: query, dimension: .appVersion))
+        let total = try await queries.aggregate(app: app, query: AggregateQuery(filter: query)).first?.rollup ?? RollupValue()
         let charts = try await trendCharts(app: app, query: query, interval: filters.interval, idPrefix: "trend-",
                                            charts: [Self.hitchTrend, Self.hangTrend, Self.fpsTrend, Self.frozenTrend], thresholds: chrome.thresholds)
-        async let appleVersions = store.metricKitVersions(app: app, query: query)
+        async let appleVersions = queries.metricKitVersions(app: app, query: query)
         let allVersions = try await versionGroups
         let metricKit = Self.metricKitSection(apple: try await appleVersions, framescope: allVersions, screenFiltered: query[.screen] != nil)
         let (byVersion, versionsLeftOut) = Self.mostVisited(allVersions, limit: DashboardLimits.tableRows)
@@ -373,10 +378,10 @@ public struct DashboardPages: Sendable {
                                       hidden: [Hidden(name: "sort", value: figure.name)], csrfToken: csrfToken)
         chrome.isScreens = true
         let ranked = try await queries.worstScreens(app: app, query: query, figure: figure, limit: 1000, minimumVisits: 0)
-        let groups = try await store.aggregate(app: app, query: AggregateQuery(filter: query, byScreen: true))
+        let groups = try await queries.aggregate(app: app, query: AggregateQuery(filter: query, byScreen: true))
         var byScreen: [String: RollupValue] = [:]
         for group in groups { byScreen[group.screen ?? ""] = group.rollup }
-        let daily = try await store.aggregate(app: app, query: AggregateQuery(filter: query, byScreen: true, interval: .day))
+        let daily = try await queries.aggregate(app: app, query: AggregateQuery(filter: query, byScreen: true, interval: .day))
         var trend: [String: [Double: RollupValue]] = [:]
         for group in daily { trend[group.screen ?? "", default: [:]][group.bucketStart ?? 0] = group.rollup }
         let starts = BucketInterval.day.starts(from: query.from, to: query.to)

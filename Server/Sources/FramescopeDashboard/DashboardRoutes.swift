@@ -173,7 +173,7 @@ public struct DashboardRoutes: Sendable {
         // Values in NFC, as ingest stores them (``CanonicalText``).
         for (key, value) in request.uri.queryParameters { parameters[String(key)] = CanonicalText.nfc(String(value)) }
         let started = ContinuousClock.now
-        let declared = try await pages.store.tagKeys(app: app)?.map(\.key) ?? []
+        let declared = try await pages.queries.tagKeys(app: app)?.map(\.key) ?? []
         let html = try await render(app, DashboardFilters(parameters: parameters, declaredTags: declared), clock(), grant.csrfToken)
         let elapsed = ContinuousClock.now - started
         context.logger.debug("page rendered", metadata: ["path": .string(request.uri.path),

@@ -6,9 +6,10 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
-/// A store that forwards to SQLite, fails any write that holds the batch `poison`, and
-/// can hold its first write until ``release()``.
-final class FaultyStore: CollectorStore, @unchecked Sendable {
+/// An event store (the one role the group commit and the export use) that forwards to
+/// SQLite, fails any write that holds the batch `poison`, and can hold its first write
+/// until ``release()``.
+final class FaultyStore: EventStore, @unchecked Sendable {
     let base: SQLiteStore
     let gate = Gate()
     let holdFirstWrite: Bool
@@ -37,15 +38,6 @@ final class FaultyStore: CollectorStore, @unchecked Sendable {
         }
     }
 
-    func createApp(name: String, id: String?) async throws -> AppCredentials { try await base.createApp(name: name, id: id) }
-    func rotateKeys(app: String) async throws -> AppCredentials? { try await base.rotateKeys(app: app) }
-    func apps() async throws -> [AppRecord] { try await base.apps() }
-    func revokeApp(_ id: String) async throws -> Bool { try await base.revokeApp(id) }
-    func authenticate(key: String, now: Double) async throws -> KeyGrant? { try await base.authenticate(key: key, now: now) }
-    func aggregate(app: String, query: AggregateQuery) async throws -> [RollupAggregate] { try await base.aggregate(app: app, query: query) }
-    func dimensionValues(app: String, dimension: QueryDimension, from: Double, to: Double) async throws -> [String] {
-        try await base.dimensionValues(app: app, dimension: dimension, from: from, to: to)
-    }
     func rawEventCount(app: String) async throws -> Int { try await base.rawEventCount(app: app) }
     func rawEventKeys(app: String, query: EventQuery, hour: Int64, after: RawEventKey?) async throws -> [RawEventKey] {
         lock.withLock { hourReads += 1 }
@@ -53,43 +45,12 @@ final class FaultyStore: CollectorStore, @unchecked Sendable {
     }
     func rawEvents(app: String, keys: [RawEventKey]) async throws -> [StoredEvent] { try await base.rawEvents(app: app, keys: keys) }
     func deleteRawEvents(startedBefore cutoff: Double, limit: Int) async throws -> Int { try await base.deleteRawEvents(startedBefore: cutoff, limit: limit) }
-    func rotateKey(app: String, kind: KeyGrant.Kind, gracePeriod: Double, now: Double) async throws -> String? {
-        try await base.rotateKey(app: app, kind: kind, gracePeriod: gracePeriod, now: now)
-    }
-    func createSession(readKey: String, lifetime: Double, now: Double) async throws -> DashboardSession? {
-        try await base.createSession(readKey: readKey, lifetime: lifetime, now: now)
-    }
-    func session(id: String, now: Double) async throws -> SessionGrant? { try await base.session(id: id, now: now) }
-    func deleteSession(id: String) async throws { try await base.deleteSession(id: id) }
-    func storeMetricKit(app: String, records: [MetricKitRecord]) async throws -> Int { try await base.storeMetricKit(app: app, records: records) }
-    func metricKitVersions(app: String, query: ScreenQuery) async throws -> [MetricKitVersionSummary] { try await base.metricKitVersions(app: app, query: query) }
-    func thresholds(app: String) async throws -> AppThresholds? { try await base.thresholds(app: app) }
-    func setThresholds(_ thresholds: AppThresholds, app: String) async throws -> Bool { try await base.setThresholds(thresholds, app: app) }
-    func raiseAlerts(_ alerts: [NewAlert], now: Double) async throws -> [RegressionAlert] { try await base.raiseAlerts(alerts, now: now) }
-    func alerts(app: String, limit: Int) async throws -> [RegressionAlert] { try await base.alerts(app: app, limit: limit) }
-    func acknowledgeAlert(app: String, id: Int64, now: Double) async throws -> RegressionAlert? { try await base.acknowledgeAlert(app: app, id: id, now: now) }
-    func addWebhook(app: String, url: String, now: Double) async throws -> WebhookCredentials? { try await base.addWebhook(app: app, url: url, now: now) }
-    func webhooks(app: String) async throws -> [WebhookRecord]? { try await base.webhooks(app: app) }
-    func removeWebhook(app: String, id: Int64) async throws -> Bool { try await base.removeWebhook(app: app, id: id) }
-    func tagKeys(app: String) async throws -> [DeclaredTagKey]? { try await base.tagKeys(app: app) }
     func firstRawEventHour(app: String, from hour: Int64, through lastHour: Int64) async throws -> Int64? {
         lock.withLock { hourReads += 1 }
         return try await base.firstRawEventHour(app: app, from: hour, through: lastHour)
     }
     /// How many times an export read the next hour with events or an hour's keys.
     var hourReadCount: Int { lock.withLock { hourReads } }
-    func declareTagKey(app: String, key: String, now: Double) async throws -> Bool? { try await base.declareTagKey(app: app, key: key, now: now) }
-    func removeTagKey(app: String, key: String) async throws -> Bool { try await base.removeTagKey(app: app, key: key) }
-    func tagValues(app: String, key: String, from: Double, to: Double) async throws -> [String] {
-        try await base.tagValues(app: app, key: key, from: from, to: to)
-    }
-    func pendingDeliveries(limit: Int) async throws -> [PendingDelivery] { try await base.pendingDeliveries(limit: limit) }
-    func recordDelivery(alert: Int64, webhook: Int64, state: DeliveryState, attempts: Int, lastError: String?, now: Double) async throws {
-        try await base.recordDelivery(alert: alert, webhook: webhook, state: state, attempts: attempts, lastError: lastError, now: now)
-    }
-    func pruneAccessRecords(batchesReceivedBefore cutoff: Double, now: Double, limit: Int) async throws -> Int {
-        try await base.pruneAccessRecords(batchesReceivedBefore: cutoff, now: now, limit: limit)
-    }
 
     func ingest(_ batches: [IngestBatch]) async throws -> [IngestResult] {
         let first = lock.withLock { writes += 1; return writes == 1 }

@@ -377,40 +377,17 @@ struct QueryTests {
     }
 }
 
-/// A store with no data, for pure query arithmetic.
-struct EmptyStore: CollectorStore {
-    func createApp(name: String, id: String?) async throws -> AppCredentials { AppCredentials(app: "", name: "", ingestKey: "", readKey: "", adminKey: "") }
-    func rotateKeys(app: String) async throws -> AppCredentials? { nil }
-    func apps() async throws -> [AppRecord] { [] }
-    func revokeApp(_ id: String) async throws -> Bool { false }
-    func authenticate(key: String, now: Double) async throws -> KeyGrant? { nil }
-    func ingest(_ batches: [IngestBatch]) async throws -> [IngestResult] { batches.map { _ in IngestResult(stored: 0, duplicate: false) } }
+/// A store with no data, for pure query arithmetic: the roles ``CollectorQueries`` reads.
+struct EmptyStore: CollectorQueries.Store {
     func aggregate(app: String, query: AggregateQuery) async throws -> [RollupAggregate] { [] }
-    func rawEventCount(app: String) async throws -> Int { 0 }
-    func rawEventKeys(app: String, query: EventQuery, hour: Int64, after: RawEventKey?) async throws -> [RawEventKey] { [] }
-    func rawEvents(app: String, keys: [RawEventKey]) async throws -> [StoredEvent] { [] }
-    func deleteRawEvents(startedBefore cutoff: Double, limit: Int) async throws -> Int { 0 }
     func dimensionValues(app: String, dimension: QueryDimension, from: Double, to: Double) async throws -> [String] { [] }
-    func rotateKey(app: String, kind: KeyGrant.Kind, gracePeriod: Double, now: Double) async throws -> String? { nil }
-    func createSession(readKey: String, lifetime: Double, now: Double) async throws -> DashboardSession? { nil }
-    func session(id: String, now: Double) async throws -> SessionGrant? { nil }
-    func deleteSession(id: String) async throws {}
-    func pruneAccessRecords(batchesReceivedBefore cutoff: Double, now: Double, limit: Int) async throws -> Int { 0 }
-    func storeMetricKit(app: String, records: [MetricKitRecord]) async throws -> Int { 0 }
-    func metricKitVersions(app: String, query: ScreenQuery) async throws -> [MetricKitVersionSummary] { [] }
-    func thresholds(app: String) async throws -> AppThresholds? { nil }
-    func setThresholds(_ thresholds: AppThresholds, app: String) async throws -> Bool { false }
-    func raiseAlerts(_ alerts: [NewAlert], now: Double) async throws -> [RegressionAlert] { [] }
-    func alerts(app: String, limit: Int) async throws -> [RegressionAlert] { [] }
-    func acknowledgeAlert(app: String, id: Int64, now: Double) async throws -> RegressionAlert? { nil }
-    func addWebhook(app: String, url: String, now: Double) async throws -> WebhookCredentials? { nil }
-    func webhooks(app: String) async throws -> [WebhookRecord]? { nil }
-    func removeWebhook(app: String, id: Int64) async throws -> Bool { false }
+    func tagValues(app: String, key: String, from: Double, to: Double) async throws -> [String] { [] }
     func tagKeys(app: String) async throws -> [DeclaredTagKey]? { nil }
-    func firstRawEventHour(app: String, from hour: Int64, through lastHour: Int64) async throws -> Int64? { nil }
     func declareTagKey(app: String, key: String, now: Double) async throws -> Bool? { nil }
     func removeTagKey(app: String, key: String) async throws -> Bool { false }
-    func tagValues(app: String, key: String, from: Double, to: Double) async throws -> [String] { [] }
-    func pendingDeliveries(limit: Int) async throws -> [PendingDelivery] { [] }
-    func recordDelivery(alert: Int64, webhook: Int64, state: DeliveryState, attempts: Int, lastError: String?, now: Double) async throws {}
+    func thresholds(app: String) async throws -> AppThresholds? { nil }
+    func setThresholds(_ thresholds: AppThresholds, app: String) async throws -> Bool { false }
+    func storeMetricKit(app: String, records: [MetricKitRecord]) async throws -> Int { 0 }
+    func metricKitVersions(app: String, query: ScreenQuery) async throws -> [MetricKitVersionSummary] { [] }
+    func deleteMetricKitPayloads(endedBefore cutoff: Double, limit: Int) async throws -> Int { 0 }
 }

@@ -81,6 +81,20 @@ struct WebhookDeliveryTests {
         func add(_ duration: Duration) { all.append(duration) }
     }
 
+    /// Runs `body` with a transport of its own, shut down however `body` ends (a client
+    /// left running traps when it is freed, which would take the whole test run with it).
+    func withTransport<T>(_ body: (HTTPWebhookTransport) async throws -> T) async throws -> T {
+        let transport = HTTPWebhookTransport()
+        do {
+            let result = try await body(transport)
+            try await transport.shutdown()
+            return result
+        } catch {
+            try? await transport.shutdown()
+            throw error
+        }
+    }
+
     func delivery(_ store: any CollectorStore, transport: HTTPWebhookTransport, sleeps: Sleeps, attempts: Int = 5,
                   timeout: Duration = .seconds(5)) -> WebhookDelivery {
         WebhookDelivery(store: store, transport: transport, publicURL: "https://collector.example.com", maximumAttempts: attempts,
@@ -94,36 +108,36 @@ struct WebhookDeliveryTests {
         let received = Received(status: .noContent)
         try await withReceiver(received) { url in
             let hook = try #require(try await store.addWebhook(app: "demo", url: url, now: AlertTests.now))
-            let transport = HTTPWebhookTransport()
-            let sleeps = Sleeps()
-            let deliverer = delivery(store, transport: transport, sleeps: sleeps)
-            let evaluator = AlertEvaluator(store: store)
-            let first = try await AlertService.pass(evaluator: evaluator, delivery: deliverer, now: AlertTests.now, logger: Logger(label: "test"))
-            let second = try await AlertService.pass(evaluator: evaluator, delivery: deliverer, now: AlertTests.now + 3600, logger: Logger(label: "test"))
-            try await transport.shutdown()
-            #expect(first.delivered == first.raised.count && first.undelivered == 0 && !first.raised.isEmpty)
-            #expect(second.raised.isEmpty && second.delivered == 0)
-            #expect(await sleeps.all.isEmpty)
+            try await withTransport { (transport: HTTPWebhookTransport) async throws in
+                let sleeps = Sleeps()
+                let deliverer = delivery(store, transport: transport, sleeps: sleeps)
+                let evaluator = AlertEvaluator(store: store)
+                let first = try await AlertService.pass(evaluator: evaluator, delivery: deliverer, now: AlertTests.now, logger: Logger(label: "test"))
+                let second = try await AlertService.pass(evaluator: evaluator, delivery: deliverer, now: AlertTests.now + 3600, logger: Logger(label: "test"))
+                #expect(first.delivered == first.raised.count && first.undelivered == 0 && !first.raised.isEmpty)
+                #expect(second.raised.isEmpty && second.delivered == 0)
+                #expect(await sleeps.all.isEmpty)
 
-            let requests = await received.requests
-            #expect(requests.count == first.raised.count)
-            var seen: Set<String> = []
-            for request in requests {
-                // The signature is the HMAC-SHA256 of the body with the webhook's secret.
-                let mac = HMAC<SHA256>.authenticationCode(for: request.body, using: SymmetricKey(data: Data(hook.secret.utf8)))
-                #expect(request.signature == "sha256=" + mac.map { String(format: "%02x", $0) }.joined())
-                #expect(request.contentType == "application/json")
-                let payload = try JSONDecoder().decode(WebhookPayload.self, from: Data(request.body))
-                #expect(payload.app == "demo" && payload.screen == "Feed" && payload.baseline == "3.0.0" && payload.candidate == "3.1.0")
-                #expect(payload.verdict == .regressed && payload.figures.verdict == .regressed && payload.event == "regression")
-                #expect(payload.links.dashboard == "https://collector.example.com/dashboard/apps/demo/compare?days=30&baseline=3.0.0&candidate=3.1.0&screen=Feed")
-                #expect(payload.links.api.hasPrefix("https://collector.example.com/v1/apps/demo/compare?from="))
-                #expect(request.delivery == "\(payload.alert)-\(hook.id)")
-                #expect(seen.insert(payload.metric).inserted, "one alert per figure")
+                let requests = await received.requests
+                #expect(requests.count == first.raised.count)
+                var seen: Set<String> = []
+                for request in requests {
+                    // The signature is the HMAC-SHA256 of the body with the webhook's secret.
+                    let mac = HMAC<SHA256>.authenticationCode(for: request.body, using: SymmetricKey(data: Data(hook.secret.utf8)))
+                    #expect(request.signature == "sha256=" + mac.map { String(format: "%02x", $0) }.joined())
+                    #expect(request.contentType == "application/json")
+                    let payload = try JSONDecoder().decode(WebhookPayload.self, from: Data(request.body))
+                    #expect(payload.app == "demo" && payload.screen == "Feed" && payload.baseline == "3.0.0" && payload.candidate == "3.1.0")
+                    #expect(payload.verdict == .regressed && payload.figures.verdict == .regressed && payload.event == "regression")
+                    #expect(payload.links.dashboard == "https://collector.example.com/dashboard/apps/demo/compare?days=30&baseline=3.0.0&candidate=3.1.0&screen=Feed")
+                    #expect(payload.links.api.hasPrefix("https://collector.example.com/v1/apps/demo/compare?from="))
+                    #expect(request.delivery == "\(payload.alert)-\(hook.id)")
+                    #expect(seen.insert(payload.metric).inserted, "one alert per figure")
+                }
+                #expect(seen.contains("hitchRatio"))
+                let alerts = try await store.alerts(app: "demo", limit: 100)
+                #expect(alerts.allSatisfy { $0.deliveries == [AlertDelivery(webhook: hook.id, state: .delivered, attempts: 1, lastError: nil)] })
             }
-            #expect(seen.contains("hitchRatio"))
-            let alerts = try await store.alerts(app: "demo", limit: 100)
-            #expect(alerts.allSatisfy { $0.deliveries == [AlertDelivery(webhook: hook.id, state: .delivered, attempts: 1, lastError: nil)] })
         }
     }
 
@@ -136,20 +150,20 @@ struct WebhookDeliveryTests {
         try await withReceiver(received) { url in
             let hook = try #require(try await store.addWebhook(app: "shop", url: url, now: AlertTests.now))
             let raised = try await store.raiseAlerts([AlertStoreContractTests().alert()], now: AlertTests.now)
-            let transport = HTTPWebhookTransport()
-            let sleeps = Sleeps()
-            let outcome = try await delivery(store, transport: transport, sleeps: sleeps, attempts: 4).deliverPending()
-            #expect(outcome.delivered == 0 && outcome.undelivered == 1)
-            #expect(await received.requests.count == 4)
-            #expect(await sleeps.all == [.seconds(1), .seconds(2), .seconds(4)])
-            let alert = try #require(try await store.alerts(app: "shop", limit: 1).first)
-            #expect(alert.id == raised.first?.id)
-            #expect(alert.deliveries == [AlertDelivery(webhook: hook.id, state: .undelivered, attempts: 4, lastError: "HTTP 500")])
-            // Given up: a later pass sends nothing more, even once the receiver works again.
-            await received.respond(with: .ok)
-            #expect(try await delivery(store, transport: transport, sleeps: sleeps, attempts: 4).deliverPending() == (0, 0))
-            #expect(await received.requests.count == 4)
-            try await transport.shutdown()
+            try await withTransport { (transport: HTTPWebhookTransport) async throws in
+                let sleeps = Sleeps()
+                let outcome = try await delivery(store, transport: transport, sleeps: sleeps, attempts: 4).deliverPending()
+                #expect(outcome.delivered == 0 && outcome.undelivered == 1)
+                #expect(await received.requests.count == 4)
+                #expect(await sleeps.all == [.seconds(1), .seconds(2), .seconds(4)])
+                let alert = try #require(try await store.alerts(app: "shop", limit: 1).first)
+                #expect(alert.id == raised.first?.id)
+                #expect(alert.deliveries == [AlertDelivery(webhook: hook.id, state: .undelivered, attempts: 4, lastError: "HTTP 500")])
+                // Given up: a later pass sends nothing more, even once the receiver works again.
+                await received.respond(with: .ok)
+                #expect(try await delivery(store, transport: transport, sleeps: sleeps, attempts: 4).deliverPending() == (0, 0))
+                #expect(await received.requests.count == 4)
+            }
         }
     }
 
@@ -162,13 +176,13 @@ struct WebhookDeliveryTests {
         try await withReceiver(received) { url in
             let hook = try #require(try await store.addWebhook(app: "shop", url: url, now: AlertTests.now))
             _ = try await store.raiseAlerts([AlertStoreContractTests().alert()], now: AlertTests.now)
-            let transport = HTTPWebhookTransport()
-            let sleeps = Sleeps()
-            #expect(try await delivery(store, transport: transport, sleeps: sleeps).deliverPending() == (1, 0))
-            try await transport.shutdown()
-            #expect(await received.requests.count == 3)
-            #expect(await sleeps.all == [.seconds(1), .seconds(2)])
-            #expect(try await store.alerts(app: "shop", limit: 1).first?.deliveries == [AlertDelivery(webhook: hook.id, state: .delivered, attempts: 3, lastError: nil)])
+            try await withTransport { (transport: HTTPWebhookTransport) async throws in
+                let sleeps = Sleeps()
+                #expect(try await delivery(store, transport: transport, sleeps: sleeps).deliverPending() == (1, 0))
+                #expect(await received.requests.count == 3)
+                #expect(await sleeps.all == [.seconds(1), .seconds(2)])
+                #expect(try await store.alerts(app: "shop", limit: 1).first?.deliveries == [AlertDelivery(webhook: hook.id, state: .delivered, attempts: 3, lastError: nil)])
+            }
         }
     }
 
@@ -180,34 +194,34 @@ struct WebhookDeliveryTests {
         // A port nothing listens on: connection refused on every attempt.
         let closed = try #require(try await store.addWebhook(app: "shop", url: "http://127.0.0.1:9/hook", now: AlertTests.now))
         _ = try await store.raiseAlerts([AlertStoreContractTests().alert()], now: AlertTests.now)
-        let transport = HTTPWebhookTransport()
-        let sleeps = Sleeps()
-        #expect(try await delivery(store, transport: transport, sleeps: sleeps, attempts: 2, timeout: .seconds(1)).deliverPending() == (0, 1))
-        let refused = try #require(try await store.alerts(app: "shop", limit: 1).first?.deliveries.first)
-        #expect(refused.webhook == closed.id && refused.state == .undelivered && refused.attempts == 2)
-        #expect(refused.lastError?.hasPrefix("no response") == true)
-        try await transport.shutdown()
+        try await withTransport { (transport: HTTPWebhookTransport) async throws in
+            let sleeps = Sleeps()
+            #expect(try await delivery(store, transport: transport, sleeps: sleeps, attempts: 2, timeout: .seconds(1)).deliverPending() == (0, 1))
+            let refused = try #require(try await store.alerts(app: "shop", limit: 1).first?.deliveries.first)
+            #expect(refused.webhook == closed.id && refused.state == .undelivered && refused.attempts == 2)
+            #expect(refused.lastError?.hasPrefix("no response") == true)
+        }
     }
 
     @Test("A receiver that sends a head and stalls its body: the attempt ends at the timeout with the head's status (it once hung the alert service)")
     func stalledBody() async throws {
         let received = Received(status: .ok)
         try await withReceiver(received) { url in
-            let transport = HTTPWebhookTransport()
-            let stall = url.replacingOccurrences(of: "/hook", with: "/stall")
-            // Guarded: without the deadline this never returns, so the guard fails the test instead of hanging it.
-            let status = try await withThrowingTaskGroup(of: Int?.self) { group in
-                group.addTask { try await transport.post(url: stall, body: Array("{}".utf8), headers: [], timeout: .milliseconds(500)) }
-                group.addTask {
-                    try await Task.sleep(for: .seconds(30))
-                    return nil
+            try await withTransport { (transport: HTTPWebhookTransport) async throws in
+                let stall = url.replacingOccurrences(of: "/hook", with: "/stall")
+                // Guarded: without the deadline this never returns, so the guard fails the test instead of hanging it.
+                let status = try await withThrowingTaskGroup(of: Int?.self) { group in
+                    group.addTask { try await transport.post(url: stall, body: Array("{}".utf8), headers: [], timeout: .milliseconds(500)) }
+                    group.addTask {
+                        try await Task.sleep(for: .seconds(30))
+                        return nil
+                    }
+                    defer { group.cancelAll() }
+                    return try await group.next() ?? nil
                 }
-                defer { group.cancelAll() }
-                return try await group.next() ?? nil
+                #expect(status == 200, "the head's status, once the body's read is cut at the deadline")
+                #expect(await received.requests.count == 1)
             }
-            #expect(status == 200, "the head's status, once the body's read is cut at the deadline")
-            #expect(await received.requests.count == 1)
-            try await transport.shutdown()
         }
     }
 
@@ -222,19 +236,19 @@ struct WebhookDeliveryTests {
             let contract = AlertStoreContractTests()
             _ = try await store.raiseAlerts([contract.alert(screen: "Feed"), contract.alert(screen: "Search"), contract.alert(screen: "Chat")],
                                             now: AlertTests.now)
-            let transport = HTTPWebhookTransport()
-            let sleeps = Sleeps()
-            #expect(try await delivery(store, transport: transport, sleeps: sleeps, attempts: 2).deliverPending() == (0, 1))
-            #expect(await received.requests.count == 2, "two attempts for the first alert, none for the two behind it")
-            #expect(try await store.pendingDeliveries(limit: 10).count == 2, "the others wait for the next pass")
-            // Removed mid-pass: a delivery read before the removal is not sent.
-            let pending = try #require(try await store.pendingDeliveries(limit: 10).first)
-            let webhooks = try #require(try await store.webhooks(app: "shop"))
-            #expect(try await store.removeWebhook(app: "shop", id: try #require(webhooks.first).id))
-            await received.respond(with: .ok)
-            #expect(try await delivery(store, transport: transport, sleeps: sleeps).deliver(pending) == .pending)
-            #expect(await received.requests.count == 2)
-            try await transport.shutdown()
+            try await withTransport { (transport: HTTPWebhookTransport) async throws in
+                let sleeps = Sleeps()
+                #expect(try await delivery(store, transport: transport, sleeps: sleeps, attempts: 2).deliverPending() == (0, 1))
+                #expect(await received.requests.count == 2, "two attempts for the first alert, none for the two behind it")
+                #expect(try await store.pendingDeliveries(limit: 10).count == 2, "the others wait for the next pass")
+                // Removed mid-pass: a delivery read before the removal is not sent.
+                let pending = try #require(try await store.pendingDeliveries(limit: 10).first)
+                let webhooks = try #require(try await store.webhooks(app: "shop"))
+                #expect(try await store.removeWebhook(app: "shop", id: try #require(webhooks.first).id))
+                await received.respond(with: .ok)
+                #expect(try await delivery(store, transport: transport, sleeps: sleeps).deliver(pending) == .pending)
+                #expect(await received.requests.count == 2)
+            }
         }
     }
 }

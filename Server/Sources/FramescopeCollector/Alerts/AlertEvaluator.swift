@@ -28,8 +28,11 @@ import FramescopeCore
 /// raised, once; the fix itself is an improvement and raises none. Screens folded into
 /// `(other)` and the `(other)` version are skipped: they are not one screen or release.
 public struct AlertEvaluator: Sendable {
-    /// The store read from and written to.
-    public var store: any CollectorStore
+    /// What an evaluation needs from the store: the apps, their alerts, and the reads of
+    /// ``CollectorQueries``.
+    public typealias Store = AppAccess & AlertStore & CollectorQueries.Store
+    /// The store read from (through ``CollectorQueries``) and written to.
+    public var store: any Store
     /// The length of the range evaluated, in seconds (30 days, the dashboard's default range).
     public var window: Double
     /// The most alerts one pass raises for one app.
@@ -43,7 +46,7 @@ public struct AlertEvaluator: Sendable {
     /// - Parameters:
     ///   - window: The range evaluated, in seconds up to the end of the current hour.
     ///   - maximumAlertsPerPass: The most alerts one pass raises for one app (at least 1).
-    public init(store: any CollectorStore, window: Double = 30 * 86_400, maximumAlertsPerPass: Int = Self.maximumAlertsPerPass) {
+    public init(store: any Store, window: Double = 30 * 86_400, maximumAlertsPerPass: Int = Self.maximumAlertsPerPass) {
         precondition(maximumAlertsPerPass >= 1, "a pass must be able to raise an alert")
         self.store = store
         self.window = window
@@ -126,14 +129,15 @@ public struct AlertEvaluator: Sendable {
     /// having fewer installations than the app's minimum.
     func search(app: String, now: Double) async throws -> (found: [NewAlert], versionsLeftOut: [String]) {
         let (from, to) = range(now: now)
-        let settings = try await store.thresholds(app: app) ?? AppThresholds()
+        let queries = CollectorQueries(store: store)
+        let settings = try await queries.thresholds(app: app) ?? AppThresholds()
         let rules = settings.verdictRules
         let query = ScreenQuery(from: from, to: to)
         // Distinct installations per version over the whole range, merged across screens
         // and hours by the device sketches (a device counts once).
         var installations: [String: Int] = [:]
         var versionsLeftOut: [String] = []
-        for group in try await store.aggregate(app: app, query: AggregateQuery(filter: query, dimension: .appVersion)) {
+        for group in try await queries.aggregate(app: app, query: AggregateQuery(filter: query, dimension: .appVersion)) {
             guard let version = group.dimensionValue, version != CardinalityLimits.other else { continue }
             let count = group.rollup.devices.estimate
             if count >= settings.alertRules.minimumInstallations {
@@ -144,7 +148,7 @@ public struct AlertEvaluator: Sendable {
         }
         // Visits per screen and version, in one read of the rollups.
         var versionsByScreen: [String: [String]] = [:]
-        for group in try await store.aggregate(app: app, query: AggregateQuery(filter: query, byScreen: true, dimension: .appVersion)) {
+        for group in try await queries.aggregate(app: app, query: AggregateQuery(filter: query, byScreen: true, dimension: .appVersion)) {
             guard let screen = group.screen, let version = group.dimensionValue, screen != CardinalityLimits.other,
                   installations[version] != nil, group.visits >= rules.minimumVisits else { continue }
             versionsByScreen[screen, default: []].append(version)
@@ -157,7 +161,6 @@ public struct AlertEvaluator: Sendable {
                 screensByPair[VersionPair(baseline: baseline, candidate: candidate), default: []].insert(screen)
             }
         }
-        let queries = CollectorQueries(store: store)
         var found: [NewAlert] = []
         func installed(_ pair: VersionPair) -> Int { min(installations[pair.baseline] ?? 0, installations[pair.candidate] ?? 0) }
         let pairs = screensByPair.sorted { a, b in

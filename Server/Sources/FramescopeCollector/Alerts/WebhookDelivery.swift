@@ -91,7 +91,7 @@ public struct WebhookTimeout: Error, Sendable, CustomStringConvertible {
 /// delivery with the attempts it has left. Waits go through ``sleep`` so tests need not wait.
 public struct WebhookDelivery: Sendable {
     /// Where deliveries are read and recorded.
-    public var store: any CollectorStore
+    public var store: any AlertStore
     /// What sends the POSTs.
     public var transport: any WebhookTransport
     /// The collector's address as a receiver reaches it, for the payload's links (`https://collector.example.com`).
@@ -114,7 +114,7 @@ public struct WebhookDelivery: Sendable {
     ///   - maximumAttempts: POSTs before a delivery is given up (default 5).
     ///   - initialBackoff: The first wait between attempts (default 1 s), doubled after each.
     ///   - timeout: The limit of one POST (default 10 s).
-    public init(store: any CollectorStore, transport: any WebhookTransport, publicURL: String, maximumAttempts: Int = 5,
+    public init(store: any AlertStore, transport: any WebhookTransport, publicURL: String, maximumAttempts: Int = 5,
                 initialBackoff: Duration = .seconds(1), timeout: Duration = .seconds(10),
                 sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
                 clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },

@@ -16,13 +16,13 @@ public struct EventExport: AsyncSequence, Sendable {
     /// Events fetched per read.
     public static let chunkSize = 500
 
-    let store: any CollectorStore
+    let store: any EventStore
     let app: String
     let query: EventQuery
     let after: RawEventKey?
 
     /// The export of `app`'s events matching `query`, resuming after `after` when given.
-    public init(store: any CollectorStore, app: String, query: EventQuery, after: RawEventKey?) {
+    public init(store: any EventStore, app: String, query: EventQuery, after: RawEventKey?) {
         self.store = store
         self.app = app
         self.query = query

@@ -18,7 +18,7 @@ public actor GroupCommit {
         var continuation: CheckedContinuation<Signal, Never>
     }
 
-    private let store: any CollectorStore
+    private let store: any EventStore
     private let maximumBatchesPerFlush: Int
     private var waiting: [Waiter] = []
     private var waitingBytes = 0
@@ -38,7 +38,7 @@ public actor GroupCommit {
     ///   - maximumBatchesPerFlush: At most this many batches go into one transaction.
     ///   - maximumWaitingBytes: At most this many bytes of events wait for a flush
     ///     (``IngestBatch/approximateBytes``); default 64 MiB.
-    public init(store: any CollectorStore, maximumBatchesPerFlush: Int = 256, maximumWaitingBytes: Int = 64 << 20) {
+    public init(store: any EventStore, maximumBatchesPerFlush: Int = 256, maximumWaitingBytes: Int = 64 << 20) {
         self.store = store
         self.maximumBatchesPerFlush = max(1, maximumBatchesPerFlush)
         self.maximumWaitingBytes = max(0, maximumWaitingBytes)

@@ -13,7 +13,7 @@ import NIOCore
 /// bytes can reach is here, behind one function, ``accept(_:app:logger:)``.
 public struct IngestService: Sendable {
     let limits: IngestLimits
-    let store: any CollectorStore
+    let store: any EventStore & MetricKitStore
     let groupCommit: GroupCommit
     let budget: ByteBudget
     let metrics: CollectorMetrics
@@ -27,7 +27,7 @@ public struct IngestService: Sendable {
     ///   - metrics: Where accepted, rejected and folded events are counted.
     ///   - clock: The current time, Unix seconds (validation's "now").
     ///   - pace: How slowly a request body may arrive before it is refused with 408.
-    public init(store: any CollectorStore, limits: IngestLimits = IngestLimits(), metrics: CollectorMetrics = CollectorMetrics(),
+    public init(store: any EventStore & MetricKitStore, limits: IngestLimits = IngestLimits(), metrics: CollectorMetrics = CollectorMetrics(),
                 clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }, pace: BodyPace = BodyPace()) {
         self.limits = limits
         self.store = store

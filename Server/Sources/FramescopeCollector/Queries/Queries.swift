@@ -149,11 +149,15 @@ public struct PercentilesResponse: Sendable, Hashable, Codable {
     public var metrics: [FigurePercentiles]
 }
 
-/// The collector's read queries, on top of ``CollectorStore/aggregate(app:query:)``,
-/// so every store answers them the same way.
+/// The collector's read queries, on top of ``RollupReader/aggregate(app:query:)``,
+/// so every store answers them the same way: the one door through which the query API
+/// and the dashboard read an app's data (rollups, filter menus, MetricKit, thresholds,
+/// declared tags).
 public struct CollectorQueries: Sendable {
+    /// What a read needs from the store: the rollups, the app's settings, MetricKit.
+    public typealias Store = RollupReader & SettingsStore & MetricKitStore
     /// The store read from.
-    public var store: any CollectorStore
+    public var store: any Store
     /// The family-wise confidence of a comparison's intervals: 0.95 means that, when
     /// nothing changed, all of a comparison's figures × screens intervals include 0 with
     /// at least 95 % probability (Bonferroni: each interval is at 1 − 0.05/m).
@@ -162,8 +166,44 @@ public struct CollectorQueries: Sendable {
     public var minimumRelativeChange = 0.05
 
     /// Queries over `store`.
-    public init(store: any CollectorStore) {
+    public init(store: any Store) {
         self.store = store
+    }
+
+    /// The rollups over `query`'s range and filters, merged per group
+    /// (``RollupReader/aggregate(app:query:)``).
+    public func aggregate(app: String, query: AggregateQuery) async throws -> [RollupAggregate] {
+        try await store.aggregate(app: app, query: query)
+    }
+
+    /// Per-screen reports over `query`'s range and filters, by screen name.
+    public func screens(app: String, query: ScreenQuery) async throws -> [ScreenSummary] {
+        try await store.screens(app: app, query: query)
+    }
+
+    /// A filter menu's values of `dimension`: most visits first, matching `search`, at most `limit`.
+    public func topDimensionValues(app: String, dimension: QueryDimension, from: Double, to: Double, search: String?, limit: Int) async throws -> [ValueVisits] {
+        try await store.topDimensionValues(app: app, dimension: dimension, from: from, to: to, search: search, limit: limit)
+    }
+
+    /// A filter menu's values of the declared tag `key`, as ``topDimensionValues(app:dimension:from:to:search:limit:)``.
+    public func topTagValues(app: String, key: String, from: Double, to: Double, search: String?, limit: Int) async throws -> [ValueVisits] {
+        try await store.topTagValues(app: app, key: key, from: from, to: to, search: search, limit: limit)
+    }
+
+    /// Apple's figures per app version over `query` (``MetricKitStore/metricKitVersions(app:query:)``).
+    public func metricKitVersions(app: String, query: ScreenQuery) async throws -> [MetricKitVersionSummary] {
+        try await store.metricKitVersions(app: app, query: query)
+    }
+
+    /// The thresholds `app` set, or `nil` for an unknown app.
+    public func thresholds(app: String) async throws -> AppThresholds? {
+        try await store.thresholds(app: app)
+    }
+
+    /// The tag keys `app` declared, or `nil` for an unknown app.
+    public func tagKeys(app: String) async throws -> [DeclaredTagKey]? {
+        try await store.tagKeys(app: app)
     }
 
     /// One ``SeriesPoint`` per bucket of `query`'s range.

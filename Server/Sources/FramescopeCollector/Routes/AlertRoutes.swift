@@ -11,7 +11,7 @@ import NIOCore
 ///
 /// A bad URL is 400 `invalid_field` naming `url`; an unknown alert or webhook is 404 naming `id`.
 struct AlertRoutes: Sendable {
-    let store: any CollectorStore
+    let store: any AppAccess & AlertStore
     let clock: @Sendable () -> Double
 
     /// The most alerts `GET …/alerts` answers, newest first.

@@ -3,14 +3,14 @@ import HTTPTypes
 import Hummingbird
 
 /// Reads `Authorization: Bearer <key>` and checks that the key is of `kind` and live at `now`.
-func authenticate(_ request: Request, store: any CollectorStore, kind: KeyGrant.Kind, now: Double) async throws -> KeyGrant {
+func authenticate(_ request: Request, store: any AppAccess, kind: KeyGrant.Kind, now: Double) async throws -> KeyGrant {
     try await authenticate(request, store: store, kinds: [kind], now: now)
 }
 
 /// Reads `Authorization: Bearer <key>` and checks that the key is of one of `kinds` and live at `now`.
 /// - Throws: 401 without a key or with an unknown or revoked one, 403 (`wrong_key_kind`)
 ///   for a key of another kind, saying which key to use.
-func authenticate(_ request: Request, store: any CollectorStore, kinds: Set<KeyGrant.Kind>, now: Double) async throws -> KeyGrant {
+func authenticate(_ request: Request, store: any AppAccess, kinds: Set<KeyGrant.Kind>, now: Double) async throws -> KeyGrant {
     guard let header = request.headers[.authorization], header.hasPrefix("Bearer "), header.count > 7 else {
         throw CollectorError(.unauthorized, .unauthorized, field: "Authorization", message: "send 'Authorization: Bearer <key>'")
     }
@@ -61,7 +61,7 @@ func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
 /// - Throws: 401 without a key or with an unknown or revoked one, 403 for a read key.
 struct IngestKeyAuthenticator: RouterMiddleware {
     typealias Context = CollectorRequestContext
-    let store: any CollectorStore
+    let store: any AppAccess
     let clock: @Sendable () -> Double
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -77,7 +77,7 @@ struct IngestKeyAuthenticator: RouterMiddleware {
 ///   admin key, or another app's key.
 struct ReadKeyAuthenticator: RouterMiddleware {
     typealias Context = CollectorRequestContext
-    let store: any CollectorStore
+    let store: any AppAccess
     let clock: @Sendable () -> Double
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -98,7 +98,7 @@ struct ReadKeyAuthenticator: RouterMiddleware {
 ///   kind or of another app.
 struct AppKeyAuthenticator: RouterMiddleware {
     typealias Context = CollectorRequestContext
-    let store: any CollectorStore
+    let store: any AppAccess
     let kinds: Set<KeyGrant.Kind>
     let clock: @Sendable () -> Double
 

@@ -13,7 +13,7 @@ import NIOCore
 /// Parameters: `from`, `to` and the filters of every read route (``screenQuery(_:now:)``),
 /// plus `tag.KEY=VALUE` (up to 8), `after` (a cursor) and `limit`.
 struct ExportRoutes: Sendable {
-    let store: any CollectorStore
+    let store: any AppAccess & EventStore
     let clock: @Sendable () -> Double
 
     /// Bytes gathered before a write to the connection.

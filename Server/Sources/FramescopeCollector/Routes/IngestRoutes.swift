@@ -10,7 +10,7 @@ import Hummingbird
 struct IngestRoutes: Sendable {
     let service: IngestService
 
-    func addRoutes(to router: Router<CollectorRequestContext>, store: any CollectorStore, limiter: RateLimiter, clock: @escaping @Sendable () -> Double) {
+    func addRoutes(to router: Router<CollectorRequestContext>, store: any AppAccess, limiter: RateLimiter, clock: @escaping @Sendable () -> Double) {
         // Both take an ingest key and share its rate limit.
         func ingestGroup(_ path: RouterPath) -> RouterGroup<CollectorRequestContext> {
             router.group(path)

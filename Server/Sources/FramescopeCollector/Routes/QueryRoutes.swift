@@ -14,7 +14,7 @@ import Hummingbird
 /// - `GET …/metrickit`: Apple's figures per app version (``MetricKitVersionsResponse``);
 /// - `GET …/tags`: the declared tag keys that `tag.KEY` filters may name (``TagKeysResponse``).
 struct QueryRoutes: Sendable {
-    let store: any CollectorStore
+    let store: any AppAccess
     let queries: CollectorQueries
     let clock: @Sendable () -> Double
 
@@ -59,7 +59,7 @@ struct QueryRoutes: Sendable {
                 throw CollectorError(.badRequest, .missingParameter, field: "candidate", message: "name the candidate app version: candidate=3.1")
             }
             // The app's minimum change and sample decide the verdicts (its thresholds, or the defaults).
-            let rules = (try await store.thresholds(app: app) ?? AppThresholds()).verdictRules
+            let rules = (try await queries.thresholds(app: app) ?? AppThresholds()).verdictRules
             return try await queries.compare(app: app, query: query, baseline: baseline, candidate: candidate, rules: rules)
         }
 
@@ -79,12 +79,12 @@ struct QueryRoutes: Sendable {
 
         group.get("metrickit") { request, context -> MetricKitVersionsResponse in
             let (app, query) = try await readQuery(request, context)
-            return MetricKitVersionsResponse(versions: try await store.metricKitVersions(app: app, query: query))
+            return MetricKitVersionsResponse(versions: try await queries.metricKitVersions(app: app, query: query))
         }
 
         group.get("tags") { _, context -> TagKeysResponse in
             let app = try context.authenticatedApp()
-            return TagKeysResponse(try await store.tagKeys(app: app) ?? [])
+            return TagKeysResponse(try await queries.tagKeys(app: app) ?? [])
         }
     }
 
@@ -95,7 +95,7 @@ struct QueryRoutes: Sendable {
         let parameters = request.uri.queryParameters
         var query = try screenQuery(parameters, now: clock())
         if parameters.contains(where: { DeclaredTags.key(inParameter: $0.key) != nil }) {
-            let declared = try await store.tagKeys(app: app)?.map(\.key) ?? []
+            let declared = try await queries.tagKeys(app: app)?.map(\.key) ?? []
             query.tag = try tagFilter(parameters, declared: declared)
         }
         return (app, query)

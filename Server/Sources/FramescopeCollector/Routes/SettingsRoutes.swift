@@ -9,7 +9,7 @@ import NIOCore
 ///   admin key only (a read key gets 403), and answers like `GET`. A bad value is 400
 ///   `invalid_field` naming the field; a body over 16 KiB is 413.
 struct SettingsRoutes: Sendable {
-    let store: any CollectorStore
+    let store: any AppAccess & SettingsStore
     let clock: @Sendable () -> Double
 
     func addRoutes(to router: Router<CollectorRequestContext>) {

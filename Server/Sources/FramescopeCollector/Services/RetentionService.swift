@@ -15,7 +15,7 @@ import ServiceLifecycle
 /// never waits long behind it. Graceful shutdown stops it between chunks.
 public struct RetentionService: Service {
     /// The store to sweep.
-    public var store: any CollectorStore
+    public var store: any EventStore & AppAccess & MetricKitStore
     /// How long raw events are kept, in seconds.
     public var retention: Double
     /// How long batch ids are remembered after receipt, in seconds.
@@ -34,7 +34,7 @@ public struct RetentionService: Service {
     ///   - retention: Seconds a raw event is kept after it started.
     ///   - interval: Time between sweeps (default one hour).
     ///   - ledgerRetention: Seconds a batch id is remembered after receipt (default 32 days).
-    public init(store: any CollectorStore, retention: Double, ledgerRetention: Double = AccessLifetimes.batchLedger,
+    public init(store: any EventStore & AppAccess & MetricKitStore, retention: Double, ledgerRetention: Double = AccessLifetimes.batchLedger,
                 interval: Duration = .seconds(3600), chunk: Int = 10_000,
                 logger: Logger = Logger(label: "framescope.retention"), clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
         self.store = store
