@@ -89,15 +89,16 @@ extension ClickHouseStore {
         return true
     }
 
-    /// One read of the key record under the key's SHA-256: a live record of a key whose
-    /// grace period (if any) ends after `now` grants its app and kind. A revoked app's keys
-    /// are tombstoned, so the record alone answers.
+    /// One read of the key record under the key's SHA-256, granted as
+    /// ``KeyRotation/grant(for:presentedHash:now:)`` says (a key whose grace period ends
+    /// after `now`). A revoked app's keys are tombstoned, so the record alone answers: it
+    /// is passed as of a live app.
     public func authenticate(key: String, now: Double) async throws -> KeyGrant? {
         let hash = AccessKeys.hash(key)
-        guard let row = try await control(StoredKey.self, "key", app: Optional(""), id: Optional(hash)).first else { return nil }
-        // The lookup is by hash; compare the digests in constant time all the same.
-        guard AccessTokens.equal(row.id, hash), row.value.expiresAt.map({ $0 > now }) ?? true else { return nil }
-        return KeyGrant(app: row.value.app, kind: row.value.kind)
+        let record = try await control(StoredKey.self, "key", app: Optional(""), id: Optional(hash)).first.map { row in
+            StoredKeyRecord(hash: row.id, app: row.value.app, state: StoredKeyState(kind: row.value.kind, expiresAt: row.value.expiresAt), appRevoked: false)
+        }
+        return KeyRotation.grant(for: record, presentedHash: hash, now: now)
     }
 
     /// The app record of `app`, revoked or not; `nil` for an unknown app.
