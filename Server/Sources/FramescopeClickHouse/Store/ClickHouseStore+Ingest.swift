@@ -81,7 +81,7 @@ extension ClickHouseStore {
             let device = batch.installationId.map { DeviceSketch.register(of: $0) }
             for (index, (event, startedAt)) in batch.events.enumerated() {
                 guard startedAt >= 0, startedAt < 4_294_967_296 else {
-                    throw CollectorError(.badRequest, .invalidEvent, field: "events[\(index)].startedAt", message: "is outside 1970–2106")
+                    throw StoreError.invalidEvent(field: "events[\(index)].startedAt", message: "is outside 1970–2106")
                 }
                 let day = UInt32(startedAt / 86_400) * 86_400
                 let facts = batch.facts(of: event)
@@ -96,7 +96,7 @@ extension ClickHouseStore {
                 }
                 let columns: VisitColumns
                 do { columns = try VisitColumns(visit: event) } catch {
-                    throw CollectorError(.badRequest, .invalidEvent, field: "events[\(index)].report", message: error.message)
+                    throw StoreError.invalidEvent(field: "events[\(index)].report", message: error.message)
                 }
                 Self.appendEventRow(to: &rows, app: batch.app, batchId: batch.batchId, eventId: Self.eventId(app: batch.app, batch: batch.batchId, index: index),
                                     startedAt: startedAt, dimensionValues: values, declaredTags: (tagKeys, tagValues),
