@@ -54,11 +54,7 @@ extension SQLiteStore {
                         tagGroups[batch.app, default: [:]][TagRollupKey(tag: TagFilter(key: tagKey, value: value), key: key), default: RollupValue()].merge(visit)
                     }
                 }
-                var folded: [String: Int] = [:]
-                for (dimension, count) in gate.folded[batch.app] ?? [:] where count > foldedBefore[dimension] ?? 0 {
-                    folded[dimension] = count - (foldedBefore[dimension] ?? 0)
-                }
-                results.append(IngestResult(stored: batch.events.count, duplicate: false, folded: folded))
+                results.append(IngestResult(stored: batch.events.count, duplicate: false, folded: gate.ledger.folded(app: batch.app, since: foldedBefore)))
             }
             for (app, values) in groups {
                 for level in RollupLevel.allCases {
