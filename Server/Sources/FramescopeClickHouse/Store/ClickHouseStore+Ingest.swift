@@ -47,11 +47,13 @@ extension ClickHouseStore {
     /// How many batches of one flush are inserted at once.
     static let concurrentInserts = 8
 
-    /// Reads the ledger for the flush's batch ids in one query, admits the new batches'
-    /// dimension values through the cardinality gate (recording new values first, so a
-    /// retry folds exactly as the first attempt did), then inserts the new batches and
-    /// records them in the ledger. A batch id in the ledger, or earlier in `batches`, is a
-    /// duplicate and writes nothing.
+    /// Reads the ledger for the flush's batch ids in one query, the apps' declared tags and
+    /// the cardinality gate's days and windows, plans the flush (``IngestPlanner``: a batch
+    /// id in the ledger, or earlier in `batches`, is a duplicate and writes nothing), then
+    /// writes the values admitted first (so a retry folds exactly as the first attempt did),
+    /// inserts the new batches and records them in the ledger. An event that starts outside
+    /// 1970–2106 or whose report ClickHouse cannot keep refuses the flush before anything is
+    /// written (``StoreError/invalidEvent(field:message:)``).
     ///
     /// Not one transaction: on a cluster, when the insert of one batch fails, the batches
     /// inserted before it stay stored and the error goes to the whole flush; their retries
@@ -60,53 +62,35 @@ extension ClickHouseStore {
     public func ingest(_ batches: [IngestBatch]) async throws -> [IngestResult] {
         guard !batches.isEmpty else { return [] }
         let known = try await storedAlready(batches)
-        var seen: Set<[String]> = []
         var declared: [String: [String]] = [:]
-        var gate = ClickHouseCardinalityGate(limits: cardinality)
         for batch in batches where declared[batch.app] == nil { declared[batch.app] = try await declaredTagKeyNames(app: batch.app) }
+        var gate = ClickHouseCardinalityGate(limits: cardinality)
         try await gate.load(for: batches, declaredTags: declared, from: self)
-        var results: [IngestResult] = []
-        var inserts: [(index: Int, rows: [UInt8], batch: IngestBatch)] = []
-        for batch in batches {
-            let id = [batch.app, batch.batchId]
-            if seen.contains(id) || known.contains(id) {
-                results.append(IngestResult(stored: 0, duplicate: true))
-                continue
-            }
-            seen.insert(id)
-            if declared[batch.app] == nil { declared[batch.app] = try await declaredTagKeyNames(app: batch.app) }
-            let tagKeys = declared[batch.app] ?? []
-            let foldedBefore = gate.folded[batch.app] ?? [:]
+        let plan = IngestPlanner.plan(batches, known: known, declaredTags: declared, ledger: gate.ledger)
+        var inserts: [(rows: [UInt8], batch: IngestBatch)] = []
+        for stored in plan.stored {
+            let batch = stored.batch
             var rows = RowBinaryWriter()
             let device = batch.installationId.map { DeviceSketch.register(of: $0) }
-            for (index, (event, startedAt)) in batch.events.enumerated() {
+            for planned in stored.events {
+                let index = planned.index
+                let (event, startedAt) = batch.events[index]
                 guard startedAt >= 0, startedAt < 4_294_967_296 else {
                     throw StoreError.invalidEvent(field: "events[\(index)].startedAt", message: "is outside 1970–2106")
-                }
-                let day = UInt32(startedAt / 86_400) * 86_400
-                let facts = batch.facts(of: event)
-                var values: [String] = []
-                values.reserveCapacity(QueryDimension.all.count)
-                for dimension in QueryDimension.all {
-                    values.append(gate.admit(dimension.read(facts), app: batch.app, day: day, dimension: dimension))
-                }
-                let tagValues = tagKeys.map { key in
-                    gate.admit(DeclaredTags.value(of: key, in: event.context.tags), app: batch.app, day: day,
-                               name: DeclaredTags.parameterPrefix + key, limit: DeclaredTags.defaultDailyValueLimit)
                 }
                 let columns: VisitColumns
                 do { columns = try VisitColumns(visit: event) } catch {
                     throw StoreError.invalidEvent(field: "events[\(index)].report", message: error.message)
                 }
                 Self.appendEventRow(to: &rows, app: batch.app, batchId: batch.batchId, eventId: Self.eventId(app: batch.app, batch: batch.batchId, index: index),
-                                    startedAt: startedAt, dimensionValues: values, declaredTags: (tagKeys, tagValues),
+                                    startedAt: startedAt, dimensionValues: planned.dimensionValues, declaredTags: (stored.tagKeys, planned.tagValues),
                                     eventTags: event.context.tags.sorted { $0.key < $1.key }, deviceKey: batch.installationId ?? batch.batchId,
                                     device: device, columns: columns, payload: batch.rawEvents[index])
             }
-            inserts.append((results.count, rows.bytes, batch))
-            results.append(IngestResult(stored: batch.events.count, duplicate: false, folded: gate.ledger.folded(app: batch.app, since: foldedBefore)))
+            inserts.append((rows.bytes, batch))
         }
-        try await gate.record(into: self)
+        let results = plan.results
+        try await ClickHouseCardinalityGate.record(plan.admitted, into: self)
         if topology.cluster == nil {
             // One server: the flush is one insert, its ledger rows a second. A retry is
             // caught by the ledger; only a failure after the rows were written and before
@@ -352,17 +336,16 @@ struct ClickHouseCardinalityGate {
         ledger.admit(value, app: app, day: Int64(day), dimension: dimension)
     }
 
-    /// `value` of the dimension (or `tag.KEY`) `name` when ``CardinalityLedger`` admits it
-    /// under the daily `limit` and the window's, else `(other)`.
-    mutating func admit(_ value: String, app: String, day: UInt32, name: String, limit: Int) -> String {
-        ledger.admit(value, app: app, day: Int64(day), name: name, limit: limit)
+    /// Writes the values admitted in this flush (``CardinalityLedger/admitted``), in one insert.
+    func record(into store: ClickHouseStore) async throws {
+        try await Self.record(ledger.admitted, into: store)
     }
 
-    /// Writes the values admitted in this flush, in one insert.
-    func record(into store: ClickHouseStore) async throws {
-        guard !ledger.admitted.isEmpty else { return }
+    /// Writes `admitted` (values new for their day), in one insert.
+    static func record(_ admitted: [(key: CardinalityLedger.Key, value: String)], into store: ClickHouseStore) async throws {
+        guard !admitted.isEmpty else { return }
         var rows = RowBinaryWriter()
-        for (key, value) in ledger.admitted {
+        for (key, value) in admitted {
             rows.append(key.app)
             rows.append(UInt32(clamping: key.day))
             rows.append(key.name)

@@ -118,7 +118,8 @@ public struct CardinalityLimits: Sendable, Hashable {
 
 /// The distinct values each app has used per day and dimension, and across the window, as
 /// one SQLite write transaction sees them: the reads and writes around a
-/// ``CardinalityLedger``, which decides.
+/// ``CardinalityLedger``, which decides, for a MetricKit upload (ingest loads its ledger for
+/// the whole flush before ``IngestPlanner`` plans it: `SQLiteStore.loadLedger`).
 ///
 /// The days: read once per (app, day, dimension) from `dimension_values`, extended as new
 /// values are admitted, and written back in the same transaction. The window
@@ -146,12 +147,6 @@ struct CardinalityGate {
     mutating func admit(_ value: String, app: String, day: Int64, dimension queryDimension: QueryDimension, _ db: Database) throws -> String {
         guard let limit = limits.limit(queryDimension) else { return value }
         return try admit(value, app: app, day: day, name: queryDimension.queryName, limit: limit, db)
-    }
-
-    /// `value` of the declared tag `key` when it is known or fits under the tag's daily
-    /// and window limits (recording it as `tag.KEY`), else `(other)`.
-    mutating func admit(_ value: String, app: String, day: Int64, tagKey: String, _ db: Database) throws -> String {
-        try admit(value, app: app, day: day, name: DeclaredTags.parameterPrefix + tagKey, limit: DeclaredTags.defaultDailyValueLimit, db)
     }
 
     /// Loads what the ledger needs to decide on `value` (the day's values; for a value new
