@@ -74,7 +74,6 @@ let package = Package(
             dependencies: [
                 "FramescopeCollector",
                 .product(name: "FramescopeCore", package: "Framescope"),
-                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]

@@ -1,15 +1,15 @@
 import Foundation
 import FramescopeCollector
-import Hummingbird
 
-/// What went wrong talking to ClickHouse, and the answer a collector's client gets for it.
+/// What went wrong talking to ClickHouse, and the ``StoreError`` it stands for.
 ///
 /// ``unavailable(_:)`` is what a device should retry: the server could not be reached or
-/// answered with an error that passes (a shard down, a timeout, ZooKeeper lost); the
-/// collector answers 503 with `Retry-After`, and the SDK keeps the batch and sends it again,
-/// so nothing measured is lost. ``server(code:message:)`` is any other error ClickHouse
-/// reported (a bug: 500, without ClickHouse's text, which may quote data).
-public enum ClickHouseError: Error, Sendable, Hashable, HTTPResponseError, CollectorErrorConvertible, CustomStringConvertible {
+/// answered with an error that passes (a shard down, a timeout, ZooKeeper lost); it is
+/// ``StoreError/unavailable(store:retryAfter:)`` (the collector answers 503 with
+/// `Retry-After`, and the SDK keeps the batch and sends it again, so nothing measured is
+/// lost). ``server(code:message:)`` is any other error ClickHouse reported (a bug:
+/// ``StoreError/failed``, answered without ClickHouse's text, which may quote data).
+public enum ClickHouseError: Error, Sendable, Hashable, StoreErrorConvertible, CustomStringConvertible {
     /// ClickHouse could not be reached, or answered with a passing error; the text says which.
     case unavailable(String)
     /// ClickHouse refused the statement: its error code (`Code: N`) and its message.
@@ -45,21 +45,12 @@ public enum ClickHouseError: Error, Sendable, Hashable, HTTPResponseError, Colle
         return false
     }
 
-    /// 503 for a passing error, 500 otherwise (``collectorError``).
-    public var status: HTTPResponse.Status { collectorError.status }
-
-    /// The collector's answer for this error: 503 `store_unavailable` with `Retry-After: 5`,
-    /// or 500 `store_error`, without ClickHouse's own text (it may quote data).
-    public var collectorError: CollectorError {
-        isPassing
-            ? CollectorError(.serviceUnavailable, .storeUnavailable,
-                             message: "the collector's store (ClickHouse) cannot be reached; send again later", headers: [.retryAfter: "5"])
-            : CollectorError(.internalServerError, .storeError, message: "the collector's store failed")
-    }
-
-    /// Answers as ``collectorError`` does.
-    public func response(from request: Request, context: some RequestContext) throws -> Response {
-        try collectorError.response(from: request, context: context)
+    /// The store error this stands for: a passing error is
+    /// ``StoreError/unavailable(store:retryAfter:)`` after 5 s (ClickHouse's passing errors
+    /// clear in seconds), any other ``StoreError/failed`` (ClickHouse's own text stays in
+    /// ``description``, for the log).
+    public var storeError: StoreError {
+        isPassing ? .unavailable(store: "ClickHouse", retryAfter: 5) : .failed
     }
 
     /// What went wrong, with ClickHouse's code and text (for logs).

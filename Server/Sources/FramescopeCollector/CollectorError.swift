@@ -43,21 +43,3 @@ struct ErrorBody: Codable, Sendable {
     }
     var error: Detail
 }
-
-/// An error of a part outside this module (a store) that chooses its own answer: the
-/// collector answers with ``collectorError`` (a store that cannot be reached says 503 with
-/// `Retry-After`, so devices send again).
-public protocol CollectorErrorConvertible: Error {
-    /// The answer for this error.
-    var collectorError: CollectorError { get }
-}
-
-
-extension CollectorError {
-    /// 503 `store_unavailable` with `Retry-After: 60`: the SQLite store's disk is full
-    /// (`SQLITE_FULL`). Its transaction was rolled back, so the batch was not kept and the
-    /// device sends it again; an operator has to free space, hence a minute, not seconds.
-    public static let storeFull = CollectorError(.serviceUnavailable, .storeUnavailable,
-                                                 message: "the collector's store is full (no space left for the database); send again later",
-                                                 headers: [.retryAfter: "60"])
-}

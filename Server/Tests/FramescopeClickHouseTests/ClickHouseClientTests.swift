@@ -1,5 +1,6 @@
 import Foundation
 @testable import FramescopeClickHouse
+import FramescopeCollector
 import FramescopeClickHouseTesting
 import Testing
 
@@ -59,7 +60,7 @@ struct ClickHouseTextTests {
         #expect(ClickHouseError.from(status: 500, body: "Code: 60, e.displayText() = DB::Exception: Table x doesn't exist") == .server(code: 60, message: "Code: 60, e.displayText() = DB::Exception: Table x doesn't exist"))
         #expect(ClickHouseError.from(status: 500, body: "Code: 210, e.displayText() = DB::NetException: Connection refused")?.isPassing == true)
         #expect(ClickHouseError.from(status: 502, body: "Bad gateway")?.isPassing == true)
-        #expect(ClickHouseError.from(status: 500, body: "Code: 62, syntax")?.status == .internalServerError)
+        #expect(ClickHouseError.from(status: 500, body: "Code: 62, syntax")?.storeError == .failed)
     }
 }
 
@@ -107,7 +108,7 @@ struct ClickHouseServerTests {
             Issue.record("a stopped server answered")
         } catch {
             #expect(error.isPassing, "\(error)")
-            #expect(error.status == .serviceUnavailable)
+            #expect(error.storeError == .unavailable(store: "ClickHouse", retryAfter: 5))
         }
         #expect(clock.now - started < .seconds(client.timeout), "failed within the request's timeout, not at it")
     }

@@ -1,5 +1,6 @@
 import Foundation
 import FramescopeClickHouse
+import FramescopeCollector
 import FramescopeClickHouseTesting
 import Testing
 
@@ -63,7 +64,7 @@ struct ClickHouseClusterTests {
             Issue.record("an insert with shard 2 down succeeded")
         } catch {
             #expect(error.isPassing, "\(error)")
-            #expect(error.status == .serviceUnavailable)
+            #expect(error.storeError == .unavailable(store: "ClickHouse", retryAfter: 5))
         }
         do {
             _ = try await client.rows("SELECT count() FROM visits")

@@ -73,6 +73,6 @@ struct ClickHouseStoreTests {
         let port = try ClickHouseServer.freePort()
         let client = ClickHouseClient(location: ClickHouseLocation(host: "127.0.0.1", port: port, database: "nowhere"), timeout: 5)
         let error = await #expect(throws: ClickHouseError.self) { _ = try await ClickHouseStore(client: client) }
-        #expect(error?.isPassing == true && error?.status == .serviceUnavailable)
+        #expect(error?.isPassing == true && error?.storeError == .unavailable(store: "ClickHouse", retryAfter: 5))
     }
 }

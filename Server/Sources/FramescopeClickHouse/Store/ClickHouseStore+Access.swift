@@ -19,45 +19,45 @@ extension ClickHouseStore {
     /// Replaces one kind of an app's key with a fresh one and returns it; `nil` for an
     /// unknown or revoked app.
     ///
-    /// Keys whose grace period is over are tombstoned. A new ingest key leaves the old ones
-    /// working for `gracePeriod` seconds from `now` (Unix seconds; an old key keeps an
-    /// earlier end it already has; 0 ends them now). A new read key ends the old read keys
-    /// and every dashboard session of the app at once; a new admin key ends the old admin
-    /// keys at once. The new key and the old keys' new versions are one insert.
+    /// What happens to the app's other keys is ``KeyRotation``'s rule, carried out as new
+    /// versions of their records: a key removed is tombstoned, an old ingest key in its
+    /// grace period gets its end written (`gracePeriod` seconds from `now`, Unix seconds,
+    /// or an earlier end it already has), and a new read key ends every dashboard session
+    /// of the app. The new key and the old keys' new versions are one insert.
     public func rotateKey(app: String, kind: KeyGrant.Kind, gracePeriod: Double, now: Double) async throws -> String? {
         guard let stored = try await storedApp(app), stored.revokedAt == nil else { return nil }
         let key = AccessKeys.newKey(kind)
-        let grace = max(0, gracePeriod)
         var records: [(app: String, id: String, value: StoredKey?)] = []
         for row in try await liveKeys(app: app) {
             var value = row.value
-            if let expiresAt = value.expiresAt, expiresAt <= now {
-                records.append((app: "", id: row.id, value: nil))
+            switch KeyRotation.fate(of: StoredKeyState(kind: value.kind, expiresAt: value.expiresAt), rotating: kind, gracePeriod: gracePeriod, now: now) {
+            case .keep:
                 continue
-            }
-            guard value.kind == kind else { continue }
-            if kind == .ingest && gracePeriod > 0 {
-                value.expiresAt = min(value.expiresAt ?? now + grace, now + grace)
+            case .expire(let end):
+                value.expiresAt = end
                 records.append((app: "", id: row.id, value: value))
-            } else {
+            case .remove:
                 records.append((app: "", id: row.id, value: nil))
             }
         }
         let hash = AccessKeys.hash(key)
         records.append((app: "", id: hash, value: StoredKey(app: app, kind: kind, expiresAt: nil)))
         try await putControl("key", records)
-        if kind == .read { try await endSessions(app: app) }
+        if KeyRotation.endsSessions(rotating: kind) { try await endSessions(app: app) }
         try await sealKeys(app: app, hashes: [hash])
         return key
     }
 
-    /// Opens a dashboard session for `readKey` when it is a live read key (not past a grace
-    /// period at `now`, Unix seconds) of a live app; `nil` otherwise. It lasts `lifetime` seconds.
+    /// Opens a dashboard session for `readKey` when ``KeyRotation/grant(for:presentedHash:now:)``
+    /// grants it as a read key at `now` (Unix seconds) and its app is live; `nil` otherwise.
+    /// It lasts `lifetime` seconds.
     public func createSession(readKey: String, lifetime: Double, now: Double) async throws -> DashboardSession? {
         let keyHash = AccessKeys.hash(readKey)
-        guard let key = try await control(StoredKey.self, "key", app: "", id: keyHash), key.kind == .read,
-              key.expiresAt.map({ $0 > now }) ?? true,
-              let app = try await storedApp(key.app), app.revokedAt == nil else { return nil }
+        guard let key = try await control(StoredKey.self, "key", app: "", id: keyHash),
+              let app = try await storedApp(key.app),
+              let grant = KeyRotation.grant(for: StoredKeyRecord(hash: keyHash, app: key.app, state: StoredKeyState(kind: key.kind, expiresAt: key.expiresAt),
+                                                                  appRevoked: app.revokedAt != nil), presentedHash: keyHash, now: now),
+              grant.kind == .read else { return nil }
         let session = DashboardSession(id: AccessTokens.random(), app: key.app, csrfToken: AccessTokens.random(), expiresAt: now + lifetime)
         try await putControl("session", app: "", id: AccessKeys.hash(session.id),
                              StoredSession(app: key.app, keyHash: keyHash, csrf: session.csrfToken, expiresAt: session.expiresAt))

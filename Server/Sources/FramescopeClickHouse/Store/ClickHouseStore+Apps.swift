@@ -38,15 +38,15 @@ extension ClickHouseStore {
 
     /// Writes the app record and, once it is known to be this call's, the SHA-256 hashes of
     /// three fresh keys.
-    /// - Throws: ``CollectorError`` 409 `app_exists` when the id is taken (by an app live or
+    /// - Throws: ``StoreError/appExists(id:)`` when the id is taken (by an app live or
     ///   revoked, or by a creation of the same id that won a race); ``ClickHouseError``.
     public func createApp(name: String, id: String?) async throws -> AppCredentials {
         let appId = id ?? AccessKeys.slug(name)
-        if try await storedApp(appId) != nil { throw Self.appExists(appId) }
+        if try await storedApp(appId) != nil { throw StoreError.appExists(id: appId) }
         let creation = AccessTokens.random()
         try await putControl("app", app: appId, id: "", StoredApp(name: name, createdAt: Date().timeIntervalSince1970, revokedAt: nil, creation: creation))
         // No unique key: of two creations of one id at once, the newer version wins, and the other one says so.
-        if let winner = try await storedApp(appId), winner.creation != creation { throw Self.appExists(appId) }
+        if let winner = try await storedApp(appId), winner.creation != creation { throw StoreError.appExists(id: appId) }
         let credentials = AccessKeys.newCredentials(app: appId, name: name)
         try await putKeys(credentials)
         return credentials
@@ -89,15 +89,16 @@ extension ClickHouseStore {
         return true
     }
 
-    /// One read of the key record under the key's SHA-256: a live record of a key whose
-    /// grace period (if any) ends after `now` grants its app and kind. A revoked app's keys
-    /// are tombstoned, so the record alone answers.
+    /// One read of the key record under the key's SHA-256, granted as
+    /// ``KeyRotation/grant(for:presentedHash:now:)`` says (a key whose grace period ends
+    /// after `now`). A revoked app's keys are tombstoned, so the record alone answers: it
+    /// is passed as of a live app.
     public func authenticate(key: String, now: Double) async throws -> KeyGrant? {
         let hash = AccessKeys.hash(key)
-        guard let row = try await control(StoredKey.self, "key", app: Optional(""), id: Optional(hash)).first else { return nil }
-        // The lookup is by hash; compare the digests in constant time all the same.
-        guard AccessTokens.equal(row.id, hash), row.value.expiresAt.map({ $0 > now }) ?? true else { return nil }
-        return KeyGrant(app: row.value.app, kind: row.value.kind)
+        let record = try await control(StoredKey.self, "key", app: Optional(""), id: Optional(hash)).first.map { row in
+            StoredKeyRecord(hash: row.id, app: row.value.app, state: StoredKeyState(kind: row.value.kind, expiresAt: row.value.expiresAt), appRevoked: false)
+        }
+        return KeyRotation.grant(for: record, presentedHash: hash, now: now)
     }
 
     /// The app record of `app`, revoked or not; `nil` for an unknown app.
@@ -130,10 +131,5 @@ extension ClickHouseStore {
     func sealKeys(app: String, hashes: [String]) async throws {
         guard try await storedApp(app).map({ $0.revokedAt != nil }) ?? true else { return }
         try await putControl("key", hashes.map { (app: "", id: $0, value: StoredKey?.none) })
-    }
-
-    /// The error for creating an app whose id exists: 409 `app_exists`, naming `id`.
-    static func appExists(_ id: String) -> CollectorError {
-        CollectorError(.conflict, .appExists, field: "id", message: "an app with id '\(id)' exists already (revoked apps keep their ids)")
     }
 }

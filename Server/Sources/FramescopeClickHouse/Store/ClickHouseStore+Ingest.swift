@@ -47,11 +47,13 @@ extension ClickHouseStore {
     /// How many batches of one flush are inserted at once.
     static let concurrentInserts = 8
 
-    /// Reads the ledger for the flush's batch ids in one query, admits the new batches'
-    /// dimension values through the cardinality gate (recording new values first, so a
-    /// retry folds exactly as the first attempt did), then inserts the new batches and
-    /// records them in the ledger. A batch id in the ledger, or earlier in `batches`, is a
-    /// duplicate and writes nothing.
+    /// Reads the ledger for the flush's batch ids in one query, the apps' declared tags and
+    /// the cardinality gate's days and windows, plans the flush (``IngestPlanner``: a batch
+    /// id in the ledger, or earlier in `batches`, is a duplicate and writes nothing), then
+    /// writes the values admitted first (so a retry folds exactly as the first attempt did),
+    /// inserts the new batches and records them in the ledger. An event that starts outside
+    /// 1970–2106 or whose report ClickHouse cannot keep refuses the flush before anything is
+    /// written (``StoreError/invalidEvent(field:message:)``).
     ///
     /// Not one transaction: on a cluster, when the insert of one batch fails, the batches
     /// inserted before it stay stored and the error goes to the whole flush; their retries
@@ -60,57 +62,35 @@ extension ClickHouseStore {
     public func ingest(_ batches: [IngestBatch]) async throws -> [IngestResult] {
         guard !batches.isEmpty else { return [] }
         let known = try await storedAlready(batches)
-        var seen: Set<[String]> = []
         var declared: [String: [String]] = [:]
-        var gate = ClickHouseCardinalityGate(limits: cardinality)
         for batch in batches where declared[batch.app] == nil { declared[batch.app] = try await declaredTagKeyNames(app: batch.app) }
+        var gate = ClickHouseCardinalityGate(limits: cardinality)
         try await gate.load(for: batches, declaredTags: declared, from: self)
-        var results: [IngestResult] = []
-        var inserts: [(index: Int, rows: [UInt8], batch: IngestBatch)] = []
-        for batch in batches {
-            let id = [batch.app, batch.batchId]
-            if seen.contains(id) || known.contains(id) {
-                results.append(IngestResult(stored: 0, duplicate: true))
-                continue
-            }
-            seen.insert(id)
-            if declared[batch.app] == nil { declared[batch.app] = try await declaredTagKeyNames(app: batch.app) }
-            let tagKeys = declared[batch.app] ?? []
-            let foldedBefore = gate.folded[batch.app] ?? [:]
+        let plan = IngestPlanner.plan(batches, known: known, declaredTags: declared, ledger: gate.ledger)
+        var inserts: [(rows: [UInt8], batch: IngestBatch)] = []
+        for stored in plan.stored {
+            let batch = stored.batch
             var rows = RowBinaryWriter()
             let device = batch.installationId.map { DeviceSketch.register(of: $0) }
-            for (index, (event, startedAt)) in batch.events.enumerated() {
+            for planned in stored.events {
+                let index = planned.index
+                let (event, startedAt) = batch.events[index]
                 guard startedAt >= 0, startedAt < 4_294_967_296 else {
-                    throw CollectorError(.badRequest, .invalidEvent, field: "events[\(index)].startedAt", message: "is outside 1970–2106")
-                }
-                let day = UInt32(startedAt / 86_400) * 86_400
-                let facts = batch.facts(of: event)
-                var values: [String] = []
-                values.reserveCapacity(QueryDimension.all.count)
-                for dimension in QueryDimension.all {
-                    values.append(gate.admit(dimension.read(facts), app: batch.app, day: day, dimension: dimension))
-                }
-                let tagValues = tagKeys.map { key in
-                    gate.admit(DeclaredTags.value(of: key, in: event.context.tags), app: batch.app, day: day,
-                               name: DeclaredTags.parameterPrefix + key, limit: DeclaredTags.defaultDailyValueLimit)
+                    throw StoreError.invalidEvent(field: "events[\(index)].startedAt", message: "is outside 1970–2106")
                 }
                 let columns: VisitColumns
                 do { columns = try VisitColumns(visit: event) } catch {
-                    throw CollectorError(.badRequest, .invalidEvent, field: "events[\(index)].report", message: error.message)
+                    throw StoreError.invalidEvent(field: "events[\(index)].report", message: error.message)
                 }
                 Self.appendEventRow(to: &rows, app: batch.app, batchId: batch.batchId, eventId: Self.eventId(app: batch.app, batch: batch.batchId, index: index),
-                                    startedAt: startedAt, dimensionValues: values, declaredTags: (tagKeys, tagValues),
+                                    startedAt: startedAt, dimensionValues: planned.dimensionValues, declaredTags: (stored.tagKeys, planned.tagValues),
                                     eventTags: event.context.tags.sorted { $0.key < $1.key }, deviceKey: batch.installationId ?? batch.batchId,
                                     device: device, columns: columns, payload: batch.rawEvents[index])
             }
-            var folded: [String: Int] = [:]
-            for (dimension, count) in gate.folded[batch.app] ?? [:] where count > foldedBefore[dimension] ?? 0 {
-                folded[dimension] = count - (foldedBefore[dimension] ?? 0)
-            }
-            inserts.append((results.count, rows.bytes, batch))
-            results.append(IngestResult(stored: batch.events.count, duplicate: false, folded: folded))
+            inserts.append((rows.bytes, batch))
         }
-        try await gate.record(into: self)
+        let results = plan.results
+        try await ClickHouseCardinalityGate.record(plan.admitted, into: self)
         if topology.cluster == nil {
             // One server: the flush is one insert, its ledger rows a second. A retry is
             // caught by the ledger; only a failure after the rows were written and before
@@ -222,35 +202,16 @@ extension RowBinaryWriter {
 /// collectors admit concurrently without a lock, so on a busy day a limit can be passed by
 /// the values admitted in one instant (docs/decisions.md).
 struct ClickHouseCardinalityGate {
-    let limits: CardinalityLimits
-    private var known: [Key: Set<StoredText>] = [:]
-    // Byte keys: the table compares bytes, a `Set<String>` canonical equivalence.
-    private var window: [WindowKey: Window] = [:]
-    private var added: [(key: Key, value: String)] = []
+    /// The decisions, and what the flush has read.
+    private(set) var ledger: CardinalityLedger
+
     /// Values folded into `(other)` in this flush, per app and dimension name.
-    private(set) var folded: [String: [String: Int]] = [:]
+    var folded: [String: [String: Int]] { ledger.folded }
 
-    struct Key: Hashable {
-        var app: String
-        var day: UInt32
-        var dimension: String
-    }
-
-    /// One app's dimension (or `tag.KEY`) across the window.
-    struct WindowKey: Hashable {
-        var app: String
-        var dimension: String
-    }
-
-    /// What the flush knows of one window: how many distinct values it holds, and which of
-    /// the flush's values new for their day are among them.
-    struct Window {
-        var count: Int
-        var members: Set<StoredText>
-    }
+    var limits: CardinalityLimits { ledger.limits }
 
     init(limits: CardinalityLimits) {
-        self.limits = limits
+        ledger = CardinalityLedger(limits: limits)
     }
 
     /// The UTC day of a start time (Unix seconds) as the ledger keys it, or `nil` outside
@@ -281,7 +242,7 @@ struct ClickHouseCardinalityGate {
                 let facts = batch.facts(of: event)
                 var values = windowed.map { ($0.queryName, $0.read(facts)) }
                 values += tagKeys.map { (DeclaredTags.parameterPrefix + $0, DeclaredTags.value(of: $0, in: event.context.tags)) }
-                for (name, value) in values where known[Key(app: batch.app, day: day, dimension: name)]?.contains(StoredText(value)) != true {
+                for (name, value) in values where !ledger.isKnown(value, for: CardinalityLedger.Key(app: batch.app, day: Int64(day), name: name)) {
                     needed[batch.app, default: [:]][name, default: []].insert(StoredText(value))
                 }
             }
@@ -298,7 +259,7 @@ struct ClickHouseCardinalityGate {
         for record in records {
             guard let day = Self.day(of: record.end) else { continue }
             for (dimension, path) in MetricKitRecord.gatedDimensions where !record[keyPath: path].isEmpty
-                && known[Key(app: app, day: day, dimension: dimension.queryName)]?.contains(StoredText(record[keyPath: path])) != true {
+                && !ledger.isKnown(record[keyPath: path], for: CardinalityLedger.Key(app: app, day: Int64(day), name: dimension.queryName)) {
                 needed[dimension.queryName, default: []].insert(StoredText(record[keyPath: path]))
             }
         }
@@ -308,12 +269,16 @@ struct ClickHouseCardinalityGate {
     /// Reads the known values of each app's `days` (UTC day starts).
     mutating func loadDays(_ days: [String: Set<UInt32>], from store: ClickHouseStore) async throws {
         for (app, appDays) in days.sorted(by: { $0.key < $1.key }) {
-            for day in appDays { for dimension in QueryDimension.all where limits.limit(dimension) != nil { known[Key(app: app, day: day, dimension: dimension.queryName)] = [] } }
+            for day in appDays {
+                for dimension in QueryDimension.all where limits.limit(dimension) != nil {
+                    ledger.load([], for: CardinalityLedger.Key(app: app, day: Int64(day), name: dimension.queryName))
+                }
+            }
             let list = appDays.sorted().map(String.init).joined(separator: ", ")
             let rows = try await store.client.rows("SELECT day, dimension, value FROM dimension_values WHERE app_id = \(ClickHouseStore.quote(app)) AND day IN (\(list))")
             for row in rows where row.count == 3 {
                 guard let day = UInt32(row[0]) else { continue }
-                known[Key(app: app, day: day, dimension: row[1]), default: []].insert(StoredText(row[2]))
+                ledger.load([StoredText(row[2])], for: CardinalityLedger.Key(app: app, day: Int64(day), name: row[1]))
             }
         }
     }
@@ -329,7 +294,8 @@ struct ClickHouseCardinalityGate {
     mutating func loadWindows(_ candidates: [String: [String: Set<StoredText>]], from store: ClickHouseStore) async throws {
         for (app, dimensions) in candidates.sorted(by: { $0.key < $1.key }) where !dimensions.isEmpty {
             let names = dimensions.keys.sorted()
-            for name in names { window[WindowKey(app: app, dimension: name)] = Window(count: 0, members: []) }
+            var window = Dictionary(uniqueKeysWithValues: names.map { ($0, CardinalityLedger.Window(count: 0, members: [])) })
+            defer { for (name, loaded) in window { ledger.setWindow(loaded, app: app, name: name) } }
             let quotedApp = ClickHouseStore.quote(app)
             let nameList = names.map(ClickHouseStore.quote).joined(separator: ", ")
             if dimensions.values.reduce(0, { $0 + $1.count }) > Self.candidateLookups {
@@ -337,12 +303,11 @@ struct ClickHouseCardinalityGate {
                     SELECT dimension, value FROM dimension_values WHERE app_id = \(quotedApp) AND dimension IN (\(nameList)) GROUP BY dimension, value
                     """)
                 for row in rows where row.count == 2 {
-                    window[WindowKey(app: app, dimension: row[0])]?.members.insert(StoredText(row[1]))
+                    window[row[0]]?.members.insert(StoredText(row[1]))
                 }
                 for name in names {
-                    let key = WindowKey(app: app, dimension: name)
-                    let count = window[key]?.members.count ?? 0
-                    window[key]?.count = count
+                    let count = window[name]?.members.count ?? 0
+                    window[name]?.count = count
                 }
                 continue
             }
@@ -351,7 +316,7 @@ struct ClickHouseCardinalityGate {
                 AND dimension IN (\(nameList)) GROUP BY dimension
                 """)
             for row in counts where row.count == 2 {
-                window[WindowKey(app: app, dimension: row[0])]?.count = Int(row[1]) ?? 0
+                window[row[0]]?.count = Int(row[1]) ?? 0
             }
             let pairs = names.flatMap { name in (dimensions[name] ?? []).map { "(\(ClickHouseStore.quote(name)), \(ClickHouseStore.quote($0.text)))" } }
             for start in stride(from: 0, to: pairs.count, by: 500) {
@@ -360,50 +325,30 @@ struct ClickHouseCardinalityGate {
                     SELECT DISTINCT dimension, value FROM dimension_values WHERE app_id = \(quotedApp) AND (dimension, value) IN (\(list))
                     """)
                 for row in rows where row.count == 2 {
-                    window[WindowKey(app: app, dimension: row[0])]?.members.insert(StoredText(row[1]))
+                    window[row[0]]?.members.insert(StoredText(row[1]))
                 }
             }
         }
     }
 
-    /// `value` when it is known or fits under the limits (recording it), else `(other)`.
+    /// `value` when ``CardinalityLedger`` admits it for its day, else `(other)`.
     mutating func admit(_ value: String, app: String, day: UInt32, dimension: QueryDimension) -> String {
-        guard let limit = limits.limit(dimension) else { return value }
-        return admit(value, app: app, day: day, name: dimension.queryName, limit: limit)
+        ledger.admit(value, app: app, day: Int64(day), dimension: dimension)
     }
 
-    /// `value` of the dimension (or `tag.KEY`) `name` when it is known for its day, or fits
-    /// under the daily `limit` and is in the window or fits under its limit (recording it),
-    /// else `(other)`.
-    mutating func admit(_ value: String, app: String, day: UInt32, name: String, limit: Int) -> String {
-        let key = Key(app: app, day: day, dimension: name)
-        let text = StoredText(value)
-        if known[key]?.contains(text) == true { return value }
-        guard (known[key]?.count ?? 0) < limit else {
-            folded[app, default: [:]][name, default: 0] += 1
-            return CardinalityLimits.other
-        }
-        let windowKey = WindowKey(app: app, dimension: name)
-        if let windowLimit = limits.windowLimit(ledgerName: name), let known = window[windowKey], !known.members.contains(text) {
-            guard known.count < windowLimit else {
-                folded[app, default: [:]][name, default: 0] += 1
-                return CardinalityLimits.other
-            }
-            window[windowKey] = Window(count: known.count + 1, members: known.members.union([text]))
-        }
-        known[key, default: []].insert(text)
-        added.append((key, value))
-        return value
-    }
-
-    /// Writes the values admitted in this flush, in one insert.
+    /// Writes the values admitted in this flush (``CardinalityLedger/admitted``), in one insert.
     func record(into store: ClickHouseStore) async throws {
-        guard !added.isEmpty else { return }
+        try await Self.record(ledger.admitted, into: store)
+    }
+
+    /// Writes `admitted` (values new for their day), in one insert.
+    static func record(_ admitted: [(key: CardinalityLedger.Key, value: String)], into store: ClickHouseStore) async throws {
+        guard !admitted.isEmpty else { return }
         var rows = RowBinaryWriter()
-        for (key, value) in added {
+        for (key, value) in admitted {
             rows.append(key.app)
-            rows.append(key.day)
-            rows.append(key.dimension)
+            rows.append(UInt32(clamping: key.day))
+            rows.append(key.name)
             rows.append(value)
         }
         try await store.client.insert(into: "dimension_values", columns: ["app_id", "day", "dimension", "value"], rows: rows.bytes, settings: store.insertSettings)

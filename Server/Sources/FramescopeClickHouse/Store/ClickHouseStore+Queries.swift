@@ -10,7 +10,7 @@ extension ClickHouseStore {
     /// each group in the engine; each merged row is decoded once (``VisitColumns``).
     public func aggregate(app: String, query: AggregateQuery) async throws -> [RollupAggregate] {
         if let problem = query.problem {
-            throw CollectorError(.badRequest, .invalidParameter, field: problem.field, message: problem.message)
+            throw StoreError.invalidQuery(field: problem.field, message: problem.message)
         }
         let filter = query.filter
         let reads = RollupRead.plan(for: query)

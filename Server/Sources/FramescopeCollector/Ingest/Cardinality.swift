@@ -117,7 +117,9 @@ public struct CardinalityLimits: Sendable, Hashable {
 }
 
 /// The distinct values each app has used per day and dimension, and across the window, as
-/// one write transaction sees them.
+/// one SQLite write transaction sees them: the reads and writes around a
+/// ``CardinalityLedger``, which decides, for a MetricKit upload (ingest loads its ledger for
+/// the whole flush before ``IngestPlanner`` plans it: `SQLiteStore.loadLedger`).
 ///
 /// The days: read once per (app, day, dimension) from `dimension_values`, extended as new
 /// values are admitted, and written back in the same transaction. The window
@@ -127,104 +129,73 @@ public struct CardinalityLimits: Sendable, Hashable {
 /// A value seen before on the same day costs nothing more than before (docs/decisions.md,
 /// "Window limits").
 struct CardinalityGate {
-    let limits: CardinalityLimits
-    private var known: [Key: Set<StoredText>] = [:]
-    // Byte keys: the table compares bytes, a `Set<String>` canonical equivalence.
-    private var windows: [WindowKey: Window] = [:]
+    /// The decisions, and what this transaction has read.
+    private(set) var ledger: CardinalityLedger
+    /// Values looked up and found outside a full window, per app and dimension (not looked up again).
+    private var refused: [String: [String: Set<StoredText>]] = [:]
+
     /// Values folded into `(other)` in this transaction, per app and dimension.
-    private(set) var folded: [String: [String: Int]] = [:]
+    var folded: [String: [String: Int]] { ledger.folded }
 
-    struct Key: Hashable {
-        var app: String
-        var day: Int64
-        var dimension: String
-    }
-
-    /// An app's values of one dimension across the window, as far as this transaction has
-    /// looked.
-    struct WindowKey: Hashable {
-        var app: String
-        var dimension: String
-    }
-
-    struct Window {
-        /// How many distinct values the window holds, once read.
-        var count: Int?
-        /// Values known to be in the window.
-        var members: Set<StoredText> = []
-        /// Values folded for a full window (looked up once).
-        var refused: Set<StoredText> = []
-    }
+    var limits: CardinalityLimits { ledger.limits }
 
     init(limits: CardinalityLimits) {
-        self.limits = limits
+        ledger = CardinalityLedger(limits: limits)
     }
 
     /// `value` when it is known or fits under the limits (recording it), else `(other)`.
     mutating func admit(_ value: String, app: String, day: Int64, dimension queryDimension: QueryDimension, _ db: Database) throws -> String {
         guard let limit = limits.limit(queryDimension) else { return value }
-        return try admit(value, app: app, day: day, name: queryDimension.queryName, limit: limit,
-                         windowLimit: limits.windowLimit(queryDimension), db)
+        return try admit(value, app: app, day: day, name: queryDimension.queryName, limit: limit, db)
     }
 
-    /// `value` of the declared tag `key` when it is known or fits under the tag's daily
-    /// and window limits (recording it as `tag.KEY`), else `(other)`.
-    mutating func admit(_ value: String, app: String, day: Int64, tagKey: String, _ db: Database) throws -> String {
-        try admit(value, app: app, day: day, name: DeclaredTags.parameterPrefix + tagKey, limit: DeclaredTags.defaultDailyValueLimit,
-                  windowLimit: limits.tagValuesInWindow, db)
-    }
-
-    private mutating func admit(_ value: String, app: String, day: Int64, name dimension: String, limit: Int, windowLimit: Int?,
-                                _ db: Database) throws -> String {
-        let key = Key(app: app, day: day, dimension: dimension)
-        if known[key] == nil {
-            known[key] = Set(try String.fetchAll(db, sql: "SELECT value FROM dimension_values WHERE app_id = ? AND day = ? AND dimension = ?",
-                                                  arguments: [app, day, dimension]).map(StoredText.init))
+    /// Loads what the ledger needs to decide on `value` (the day's values; for a value new
+    /// for its day with room left that day, its window membership and, when it is not in the
+    /// window, the window's count), asks it, and writes an admitted new value back.
+    private mutating func admit(_ value: String, app: String, day: Int64, name: String, limit: Int, _ db: Database) throws -> String {
+        let key = CardinalityLedger.Key(app: app, day: day, name: name)
+        if !ledger.hasLoaded(key) {
+            ledger.load(try String.fetchAll(db, sql: "SELECT value FROM dimension_values WHERE app_id = ? AND day = ? AND dimension = ?",
+                                            arguments: [app, day, name]).map(StoredText.init), for: key)
         }
-        if known[key]?.contains(StoredText(value)) == true { return value }
-        guard (known[key]?.count ?? 0) < limit else {
-            folded[app, default: [:]][dimension, default: 0] += 1
-            return CardinalityLimits.other
+        if ledger.isKnown(value, for: key) { return value }
+        let windowLimit = limits.windowLimit(ledgerName: name)
+        if windowLimit != nil, ledger.knownCount(for: key) < limit {
+            try loadWindow(of: value, app: app, name: name, db)
         }
-        if let windowLimit, try !enterWindow(value, app: app, day: day, dimension: dimension, limit: windowLimit, db) {
-            folded[app, default: [:]][dimension, default: 0] += 1
-            return CardinalityLimits.other
-        }
-        known[key]?.insert(StoredText(value))
+        let before = ledger.admitted.count
+        let admitted = ledger.admit(value, app: app, day: day, name: name, limit: limit)
+        guard ledger.admitted.count > before else { return admitted }
         try db.cachedStatement(sql: "INSERT INTO dimension_values (app_id, day, dimension, value) VALUES (?, ?, ?, ?)")
-            .execute(arguments: [app, day, dimension, value])
-        return value
+            .execute(arguments: [app, day, name, value])
+        if windowLimit != nil {
+            // In the window now (it was, or it entered): its row records `day` as its last
+            // use, unless a later day is recorded.
+            try db.cachedStatement(sql: """
+                INSERT INTO dimension_window (app_id, dimension, value, last_day) VALUES (?, ?, ?, ?)
+                ON CONFLICT (app_id, dimension, value) DO UPDATE SET last_day = MAX(last_day, excluded.last_day)
+                """).execute(arguments: [app, name, value, day])
+        }
+        return admitted
     }
 
-    /// Whether `value`, new for `day`, may be used: it is in the app's window already, or
-    /// the window holds fewer than `limit` values (then it enters). Either way its row
-    /// records `day` as its last use, unless a later day is recorded.
-    private mutating func enterWindow(_ value: String, app: String, day: Int64, dimension: String, limit: Int, _ db: Database) throws -> Bool {
-        let windowKey = WindowKey(app: app, dimension: dimension)
+    /// Makes the ledger's window of `app`'s `name` say whether `value` is in it, and its
+    /// count when it is not: by primary key, the count once per transaction.
+    private mutating func loadWindow(of value: String, app: String, name: String, _ db: Database) throws {
         let text = StoredText(value)
-        var window = windows[windowKey] ?? Window()
-        defer { windows[windowKey] = window }
-        if window.refused.contains(text) { return false }
-        if !window.members.contains(text) {
-            let present = try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM dimension_window WHERE app_id = ? AND dimension = ? AND value = ?)"),
-                                            arguments: [app, dimension, value]) ?? false
-            if !present {
-                let count = try window.count
-                    ?? Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM dimension_window WHERE app_id = ? AND dimension = ?"),
-                                    arguments: [app, dimension]) ?? 0
-                window.count = count
-                guard count < limit else {
-                    window.refused.insert(text)
-                    return false
-                }
-                window.count = count + 1
-            }
+        var window = ledger.window(app: app, name: name) ?? CardinalityLedger.Window(count: nil, members: [])
+        guard !window.members.contains(text), refused[app]?[name]?.contains(text) != true else { return }
+        let present = try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM dimension_window WHERE app_id = ? AND dimension = ? AND value = ?)"),
+                                        arguments: [app, name, value]) ?? false
+        if present {
             window.members.insert(text)
+        } else if window.count == nil {
+            window.count = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM dimension_window WHERE app_id = ? AND dimension = ?"),
+                                            arguments: [app, name]) ?? 0
         }
-        try db.cachedStatement(sql: """
-            INSERT INTO dimension_window (app_id, dimension, value, last_day) VALUES (?, ?, ?, ?)
-            ON CONFLICT (app_id, dimension, value) DO UPDATE SET last_day = MAX(last_day, excluded.last_day)
-            """).execute(arguments: [app, dimension, value, day])
-        return true
+        if !present, let count = window.count, let windowLimit = limits.windowLimit(ledgerName: name), count >= windowLimit {
+            refused[app, default: [:]][name, default: []].insert(text)
+        }
+        ledger.setWindow(window, app: app, name: name)
     }
 }

@@ -55,22 +55,26 @@ struct ErrorShapeMiddleware: RouterMiddleware {
         String(reflecting: type(of: error)) == "NIOHTTP1.HTTPParserError"
     }
 
-    /// The collector error for any error a route threw; unknown errors become a 500 that reveals nothing.
+    /// The collector error for any error a route threw: a store's (``StoreError``, a
+    /// driver's ``StoreErrorConvertible``, SQLite's `SQLITE_FULL`) as
+    /// ``StoreError/collectorError`` maps it; unknown errors become a 500 that reveals nothing.
     static func shape(_ error: any Error, _ request: Request, _ context: CollectorRequestContext) -> CollectorError {
         switch error {
         case let error as CollectorError:
             return error
-        case let error as any CollectorErrorConvertible:
+        case let error as StoreError:
             return error.collectorError
+        case let error as any StoreErrorConvertible:
+            return error.storeError.collectorError
         case let error as HTTPError:
             return CollectorError(error.status, .http(error.status),
                                   message: error.body ?? error.status.reasonPhrase, headers: error.headers)
         case is NIOTooManyBytesError:
             return CollectorError(.contentTooLarge, .bodyTooLarge, message: "the request body is larger than the collector accepts")
-        case let error as DatabaseError where error.resultCode == .SQLITE_FULL:
+        case let error as DatabaseError where StoreError(sqlite: error) != nil:
             // The disk (or the database's size limit) is full: the transaction was rolled
             // back, so nothing of the batch was kept and the device may send it again.
-            return .storeFull
+            return StoreError(sqlite: error)?.collectorError ?? CollectorError(.internalServerError, .`internal`, message: "internal error")
         default:
             context.logger.error("unhandled error", metadata: ["error": .string(String(describing: error))])
             return CollectorError(.internalServerError, .`internal`, message: "internal error")

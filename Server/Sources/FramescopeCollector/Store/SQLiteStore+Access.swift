@@ -6,30 +6,27 @@ extension SQLiteStore {
     /// Replaces one kind of an app's key with a fresh one and returns it; `nil` for an
     /// unknown or revoked app.
     ///
-    /// A new ingest key leaves the old ones working for `gracePeriod` seconds (shipped
-    /// builds keep delivering while a new build rolls out; 0 ends them now). A new read
-    /// key ends the old read keys and every dashboard session they opened at once: a
-    /// leaked read key is revoked without touching ingest. A new admin key ends the old
-    /// admin keys at once (it is how an app created before schema v9 gets its first).
+    /// What happens to the app's other keys is ``KeyRotation``'s rule: a new ingest key
+    /// leaves the old ones working for `gracePeriod` seconds (0 ends them now); a new read
+    /// key ends the old read keys and every dashboard session at once; a new admin key ends
+    /// the old admin keys at once; keys whose grace period is over go. One transaction.
     public func rotateKey(app: String, kind: KeyGrant.Kind, gracePeriod: Double, now: Double) async throws -> String? {
         let key = AccessKeys.newKey(kind)
         let found = try await database.write { db -> Bool in
             guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM apps WHERE id = ? AND revoked_at IS NULL)", arguments: [app]) ?? false else {
                 return false
             }
-            // Keys whose grace period is over are of no more use.
-            try db.execute(sql: "DELETE FROM keys WHERE app_id = ? AND expires_at IS NOT NULL AND expires_at <= ?", arguments: [app, now])
-            switch kind {
-            case .ingest:
-                try db.execute(sql: """
-                    UPDATE keys SET expires_at = min(coalesce(expires_at, ?), ?) WHERE app_id = ? AND kind = 'ingest'
-                    """, arguments: [now + max(0, gracePeriod), now + max(0, gracePeriod), app])
-                if gracePeriod <= 0 { try db.execute(sql: "DELETE FROM keys WHERE app_id = ? AND kind = 'ingest'", arguments: [app]) }
-            case .read:
+            if KeyRotation.endsSessions(rotating: kind) {
                 try db.execute(sql: "DELETE FROM sessions WHERE app_id = ?", arguments: [app])
-                try db.execute(sql: "DELETE FROM keys WHERE app_id = ? AND kind = 'read'", arguments: [app])
-            case .admin:
-                try db.execute(sql: "DELETE FROM keys WHERE app_id = ? AND kind = 'admin'", arguments: [app])
+            }
+            for row in try Row.fetchAll(db, sql: "SELECT hash, kind, expires_at FROM keys WHERE app_id = ?", arguments: [app]) {
+                guard let stored = KeyGrant.Kind(rawValue: row["kind"]) else { continue }
+                let hash: String = row["hash"]
+                switch KeyRotation.fate(of: StoredKeyState(kind: stored, expiresAt: row["expires_at"]), rotating: kind, gracePeriod: gracePeriod, now: now) {
+                case .keep: break
+                case .expire(let end): try db.execute(sql: "UPDATE keys SET expires_at = ? WHERE hash = ?", arguments: [end, hash])
+                case .remove: try db.execute(sql: "DELETE FROM keys WHERE hash = ?", arguments: [hash])
+                }
             }
             try db.execute(sql: "INSERT INTO keys (hash, app_id, kind) VALUES (?, ?, ?)", arguments: [AccessKeys.hash(key), app, kind.rawValue])
             return true
@@ -42,10 +39,9 @@ extension SQLiteStore {
         let keyHash = AccessKeys.hash(readKey)
         let session = DashboardSession(id: Self.randomToken(), app: "", csrfToken: Self.randomToken(), expiresAt: now + lifetime)
         let app = try await database.write { db -> String? in
-            guard let app = try String.fetchOne(db, sql: """
-                SELECT keys.app_id FROM keys JOIN apps ON apps.id = keys.app_id
-                WHERE keys.hash = ? AND keys.kind = 'read' AND apps.revoked_at IS NULL AND (keys.expires_at IS NULL OR keys.expires_at > ?)
-                """, arguments: [keyHash, now]) else { return nil }
+            guard let grant = KeyRotation.grant(for: try Self.keyRecord(hash: keyHash, db), presentedHash: keyHash, now: now),
+                  grant.kind == .read else { return nil }
+            let app = grant.app
             try db.execute(sql: "INSERT INTO sessions (hash, app_id, key_hash, csrf, expires_at) VALUES (?, ?, ?, ?, ?)",
                            arguments: [AccessKeys.hash(session.id), app, keyHash, session.csrfToken, session.expiresAt])
             return app

@@ -53,20 +53,25 @@ extension SQLiteStore {
         }
     }
 
-    /// Looks the key's SHA-256 up among unrevoked apps' keys that have not expired (an
-    /// old ingest key in its grace period after a rotation still works).
+    /// Looks the key's SHA-256 up and grants what ``KeyRotation/grant(for:presentedHash:now:)``
+    /// allows: a key of an unrevoked app that has not expired (an old ingest key in its
+    /// grace period after a rotation still works).
     public func authenticate(key: String, now: Double) async throws -> KeyGrant? {
         let hash = AccessKeys.hash(key)
         return try await database.read { db in
-            guard let row = try Row.fetchOne(db, sql: """
-                SELECT keys.hash, keys.app_id, keys.kind FROM keys JOIN apps ON apps.id = keys.app_id
-                WHERE keys.hash = ? AND apps.revoked_at IS NULL AND (keys.expires_at IS NULL OR keys.expires_at > ?)
-                """, arguments: [hash, now]) else { return nil }
-            let stored: String = row["hash"]
-            // The lookup is by hash; compare the digests in constant time all the same.
-            guard AccessTokens.equal(stored, hash), let kind = KeyGrant.Kind(rawValue: row["kind"]) else { return nil }
-            return KeyGrant(app: row["app_id"], kind: kind)
+            KeyRotation.grant(for: try Self.keyRecord(hash: hash, db), presentedHash: hash, now: now)
         }
+    }
+
+    /// The key record stored under `hash`, with its app's revocation; `nil` when there is
+    /// none (or its kind is not one this collector knows).
+    static func keyRecord(hash: String, _ db: Database) throws -> StoredKeyRecord? {
+        guard let row = try Row.fetchOne(db, sql: """
+            SELECT keys.hash, keys.app_id, keys.kind, keys.expires_at, apps.revoked_at IS NOT NULL AS revoked
+            FROM keys JOIN apps ON apps.id = keys.app_id WHERE keys.hash = ?
+            """, arguments: [hash]), let kind = KeyGrant.Kind(rawValue: row["kind"]) else { return nil }
+        return StoredKeyRecord(hash: row["hash"], app: row["app_id"], state: StoredKeyState(kind: kind, expiresAt: row["expires_at"]),
+                               appRevoked: row["revoked"])
     }
 
     /// Inserts the SHA-256 hashes of `credentials`' three keys for its app.

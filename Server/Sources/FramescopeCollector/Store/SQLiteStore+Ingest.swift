@@ -5,72 +5,101 @@ import GRDB
 /// Ingest: one transaction per group-commit flush appends raw events and upserts the
 /// rollups of every level.
 extension SQLiteStore {
-    /// Merges the batches' events per hourly rollup key in memory, then in one write
-    /// transaction records each new batch id, appends its raw events and upserts the
-    /// rollups of every level; a known batch id writes nothing.
+    /// Plans the flush (``IngestPlanner``) from what this transaction reads (the batch ids
+    /// already recorded, the apps' declared tags, the cardinality ledger of the days and
+    /// windows the events touch), then writes the plan in the same transaction: each new
+    /// batch id, its raw events, the values admitted, and the rollups of every level merged
+    /// per key in memory; a known batch id writes nothing.
     public func ingest(_ batches: [IngestBatch]) async throws -> [IngestResult] {
         let cache = rowCache
+        let limits = cardinality
         return try await database.write { db in
             db.afterNextTransaction(onCommit: { _ in cache.commit() }, onRollback: { _ in cache.rollback() })
-            var results: [IngestResult] = []
-            var seen: Set<[String]> = []
             let batchKnown = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM batches WHERE app_id = ? AND batch_id = ?)")
-            let insertBatch = try db.cachedStatement(sql: "INSERT INTO batches (app_id, batch_id, received_at, events) VALUES (?, ?, ?, ?)")
-            let insertEvent = try db.cachedStatement(sql: Self.insertEventSQL)
-            var groups: [String: [RollupKey: RollupValue]] = [:]
-            var tagGroups: [String: [TagRollupKey: RollupValue]] = [:]
+            var known: Set<[String]> = []
             var declared: [String: [String]] = [:]
-            var gate = CardinalityGate(limits: self.cardinality)
             for batch in batches {
-                let id = [batch.app, batch.batchId]
-                let known = try seen.contains(id) || (Bool.fetchOne(batchKnown, arguments: [batch.app, batch.batchId]) ?? false)
-                if known {
-                    results.append(IngestResult(stored: 0, duplicate: true))
-                    continue
-                }
-                seen.insert(id)
+                if try Bool.fetchOne(batchKnown, arguments: [batch.app, batch.batchId]) ?? false { known.insert([batch.app, batch.batchId]) }
                 if declared[batch.app] == nil { declared[batch.app] = try Self.declaredTagKeys(app: batch.app, db) }
-                let tagKeys = declared[batch.app] ?? []
-                try insertBatch.execute(arguments: [batch.app, batch.batchId, batch.receivedAt, batch.events.count])
-                let foldedBefore = gate.folded[batch.app] ?? [:]
-                for (index, (event, startedAt)) in batch.events.enumerated() {
-                    // Values past the app's daily limits fold into "(other)" (CardinalityLimits).
-                    let day = RollupLevel.floor(Int64(startedAt.rounded(.down)), to: 86_400)
-                    var values: [String] = []
-                    values.reserveCapacity(QueryDimension.all.count)
-                    let facts = batch.facts(of: event)
-                    for dimension in QueryDimension.all {
-                        values.append(try gate.admit(dimension.read(facts), app: batch.app, day: day, dimension: dimension, db))
-                    }
-                    var arguments: StatementArguments = [batch.app, batch.batchId, batch.receivedAt, startedAt]
-                    arguments += Self.storedValues(values)
-                    arguments += [batch.rawEvents[index]]
-                    try insertEvent.execute(arguments: arguments)
-                    let key = RollupKey(bucketStart: RollupLevel.floor(Int64(startedAt.rounded(.down)), to: 3600), values: values)
-                    let visit = RollupValue(visit: event, installationId: batch.installationId)
-                    groups[batch.app, default: [:]][key, default: RollupValue()].merge(visit)
-                    for tagKey in tagKeys {
-                        let value = try gate.admit(DeclaredTags.value(of: tagKey, in: event.context.tags), app: batch.app, day: day, tagKey: tagKey, db)
-                        tagGroups[batch.app, default: [:]][TagRollupKey(tag: TagFilter(key: tagKey, value: value), key: key), default: RollupValue()].merge(visit)
-                    }
-                }
-                var folded: [String: Int] = [:]
-                for (dimension, count) in gate.folded[batch.app] ?? [:] where count > foldedBefore[dimension] ?? 0 {
-                    folded[dimension] = count - (foldedBefore[dimension] ?? 0)
-                }
-                results.append(IngestResult(stored: batch.events.count, duplicate: false, folded: folded))
             }
-            for (app, values) in groups {
-                for level in RollupLevel.allCases {
-                    for (key, value) in level.regroup(values) {
-                        try Self.upsert(level, app: app, key: key, adding: value, db, cache: cache)
-                    }
+            let open = batches.filter { !known.contains([$0.app, $0.batchId]) }
+            let ledger = try Self.loadLedger(for: open, declaredTags: declared, limits: limits, db)
+            let plan = IngestPlanner.plan(batches, known: known, declaredTags: declared, ledger: ledger)
+            try Self.write(plan, limits: limits, db, cache: cache)
+            return plan.results
+        }
+    }
+
+    /// A cardinality ledger loaded for `batches`: the known values of every key
+    /// ``IngestPlanner/ledgerKeys(for:declaredTags:limits:)`` names, then, for each app and
+    /// dimension with values new for their day, which of those are in the window
+    /// (`dimension_window`, by primary key) and how many values the window holds.
+    static func loadLedger(for batches: [IngestBatch], declaredTags: [String: [String]], limits: CardinalityLimits,
+                           _ db: Database) throws -> CardinalityLedger {
+        var ledger = CardinalityLedger(limits: limits)
+        let values = try db.cachedStatement(sql: "SELECT value FROM dimension_values WHERE app_id = ? AND day = ? AND dimension = ?")
+        for key in IngestPlanner.ledgerKeys(for: batches, declaredTags: declaredTags, limits: limits) {
+            ledger.load(try String.fetchAll(values, arguments: [key.app, key.day, key.name]).map(StoredText.init), for: key)
+        }
+        let present = try db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM dimension_window WHERE app_id = ? AND dimension = ? AND value = ?)")
+        let count = try db.cachedStatement(sql: "SELECT COUNT(*) FROM dimension_window WHERE app_id = ? AND dimension = ?")
+        for (app, names) in IngestPlanner.windowCandidates(for: batches, declaredTags: declaredTags, ledger: ledger) {
+            for (name, candidates) in names {
+                var window = CardinalityLedger.Window(count: try Int.fetchOne(count, arguments: [app, name]) ?? 0, members: [])
+                for candidate in candidates where try Bool.fetchOne(present, arguments: [app, name, candidate.text]) ?? false {
+                    window.members.insert(candidate)
+                }
+                ledger.setWindow(window, app: app, name: name)
+            }
+        }
+        return ledger
+    }
+
+    /// Writes `plan`: the ledger row and raw events of each stored batch, the values
+    /// admitted (and, for a dimension with a window limit under `limits`, their window
+    /// rows' last use), and the rollups of every level and of the declared tags.
+    static func write(_ plan: IngestPlan, limits: CardinalityLimits, _ db: Database, cache: RollupRowCache) throws {
+        let insertBatch = try db.cachedStatement(sql: "INSERT INTO batches (app_id, batch_id, received_at, events) VALUES (?, ?, ?, ?)")
+        let insertEvent = try db.cachedStatement(sql: Self.insertEventSQL)
+        var groups: [String: [RollupKey: RollupValue]] = [:]
+        var tagGroups: [String: [TagRollupKey: RollupValue]] = [:]
+        for stored in plan.stored {
+            let batch = stored.batch
+            try insertBatch.execute(arguments: [batch.app, batch.batchId, batch.receivedAt, batch.events.count])
+            for planned in stored.events {
+                let (event, startedAt) = batch.events[planned.index]
+                var arguments: StatementArguments = [batch.app, batch.batchId, batch.receivedAt, startedAt]
+                arguments += Self.storedValues(planned.dimensionValues)
+                arguments += [batch.rawEvents[planned.index]]
+                try insertEvent.execute(arguments: arguments)
+                let key = RollupKey(bucketStart: RollupLevel.floor(Int64(startedAt.rounded(.down)), to: 3600), values: planned.dimensionValues)
+                let visit = RollupValue(visit: event, installationId: batch.installationId)
+                groups[batch.app, default: [:]][key, default: RollupValue()].merge(visit)
+                for (tagKey, value) in zip(stored.tagKeys, planned.tagValues) {
+                    tagGroups[batch.app, default: [:]][TagRollupKey(tag: TagFilter(key: tagKey, value: value), key: key), default: RollupValue()].merge(visit)
                 }
             }
-            for (app, values) in tagGroups {
-                try Self.upsertTagged(values.map { ($0.key.tag, $0.key.key, $0.value) }, app: app, db)
+        }
+        for (key, value) in plan.admitted {
+            try db.cachedStatement(sql: "INSERT INTO dimension_values (app_id, day, dimension, value) VALUES (?, ?, ?, ?)")
+                .execute(arguments: [key.app, key.day, key.name, value])
+            // In the window now (it was, or it entered): its row records the day as its
+            // last use, unless a later day is recorded.
+            guard limits.windowLimit(ledgerName: key.name) != nil else { continue }
+            try db.cachedStatement(sql: """
+                INSERT INTO dimension_window (app_id, dimension, value, last_day) VALUES (?, ?, ?, ?)
+                ON CONFLICT (app_id, dimension, value) DO UPDATE SET last_day = MAX(last_day, excluded.last_day)
+                """).execute(arguments: [key.app, key.name, value, key.day])
+        }
+        for (app, values) in groups {
+            for level in RollupLevel.allCases {
+                for (key, value) in level.regroup(values) {
+                    try Self.upsert(level, app: app, key: key, adding: value, db, cache: cache)
+                }
             }
-            return results
+        }
+        for (app, values) in tagGroups {
+            try Self.upsertTagged(values.map { ($0.key.tag, $0.key.key, $0.value) }, app: app, db)
         }
     }
 

@@ -9,7 +9,7 @@ extension SQLiteStore {
     public func aggregate(app: String, query: AggregateQuery) async throws -> [RollupAggregate] {
         let filter = query.filter
         if let problem = query.problem {
-            throw CollectorError(.badRequest, .invalidParameter, field: problem.field, message: problem.message)
+            throw StoreError.invalidQuery(field: problem.field, message: problem.message)
         }
         var statements: [(sql: String, arguments: StatementArguments, level: RollupLevel)] = []
         for read in RollupRead.plan(for: query) {
