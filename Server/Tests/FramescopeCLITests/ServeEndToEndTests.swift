@@ -156,7 +156,8 @@ struct ServeEndToEndTests {
         #expect(visits >= 5 * acknowledged.count, "\(visits) visits for \(acknowledged.count) acknowledged batches")
         #expect(visits % 5 == 0, "a batch is stored whole or not at all")
         for id in acknowledged {
-            let (again, answer) = try await restarted.request("/v1/events", method: "POST", key: ingestKey, body: try #require(bodies[id]))
+            let body: Data = try #require(bodies[id])
+            let (again, answer) = try await restarted.request("/v1/events", method: "POST", key: ingestKey, body: body)
             #expect(again == 202)
             #expect(String(decoding: answer, as: UTF8.self).contains("\"duplicate\":true"), "batch \(id) was acknowledged but is not stored")
         }

@@ -315,7 +315,7 @@ struct WireBatchDecoderTests {
         var event = makeBatch(id: "d", count: 1, start: 1_790_000_000).events[0]
         let encoder = JSONEncoder()
         encoder.userInfo[ScreenVisitEvent.compactReportsKey] = true
-        let special: [Double] = [0, -0.0, 1, 0.1, 1e-7, 1e22, 5e-324, 2.2250738585072014e-308, .greatestFiniteMagnitude, 86_400.000_000_001, 123.456]
+        let special: [Double] = [0, -0.0, 1, 0.1, 1e-7, 1e22, .leastNonzeroMagnitude, 2.2250738585072014e-308, .greatestFiniteMagnitude, 86_400.000_000_001, 123.456]
         let random = (0..<2000).map { index -> Double in
             let bits = generator.next()
             let value = Double(bitPattern: bits)
