@@ -207,7 +207,7 @@ public struct DashboardPages: Sendable {
                                       lines: [("whole visit", .hitchRatio), ("in motion", .motionHitchRatio)], bands: .hitchRatio)
     static let hangTrend = TrendSpec(id: "hang", heading: Figure.hangRate.label, lines: [(Figure.hangRate.metric.displayName, .hangRate)], bands: .hangRate)
     static let fpsTrend = TrendSpec(id: "fps", heading: Figure.averageFPS.label, lines: [(Figure.averageFPS.metric.displayName, .averageFPS)])
-    static let frozenTrend = TrendSpec(id: "frozen", heading: Figure.frozenFramesPerThousand.label + " per 1 000 frames",
+    static let frozenTrend = TrendSpec(id: "frozen", heading: Figure.frozenFramesPerThousand.label + " " + Figure.frozenFramesPerThousand.unit,
                                        lines: [(Figure.frozenFramesPerThousand.metric.displayName, .frozenFramesPerThousand)], bands: .frozenFramesPerThousand)
 
     /// Trend charts from the collector's time series (one read of the rollups for all of
@@ -411,7 +411,7 @@ public struct DashboardPages: Sendable {
                              p95Band: p95Band?.rawValue, sparkline: Sparkline(values: values, unit: Figure.hitchRatio.unit).svg())
         }
         let headers = zip(Self.figures, Self.columnHeaders).map { Header(key: $0.0.0.rawValue, label: $0.1, direction: $0.0.0.direction) }
-        let p95Header = Header(key: Metric.frameDurationP95.rawValue, label: "p95 frame (ms)", direction: Metric.frameDurationP95.direction)
+        let p95Header = Header(key: Metric.frameDurationP95.rawValue, label: Figure.frameDurationP95.label + " (ms)", direction: Metric.frameDurationP95.direction)
         let page = ScreensPage(page: chrome, hasData: !rows.isEmpty, rows: rows, headers: headers, p95Header: p95Header,
                                sortLabel: "\(figure.name) (\(figure.unit)), \(figure.higherIsWorse == false ? "lowest" : "highest") first", pager: pager)
         return library.render(page, withTemplate: "screens") ?? ""

@@ -15,18 +15,27 @@ extension AppsCommand {
                 Without options, prints the thresholds in effect and where each comes from (the \
                 app's setting, the default, or none). Each option sets one and keeps the others; \
                 `default` puts one back to its default. Bands are GOOD,CRITICAL in the figure's \
-                unit: good below GOOD, critical above CRITICAL, warning between. Hitch ratio in \
-                ms/s (default 5,10, Apple's guidance), hang rate in s/h, frozen frames per 1,000 \
-                frames, p95 frame duration in seconds or with ms (17ms,34ms); the last three have \
-                no bands by default. --min-change is a fraction of the baseline or a percentage \
-                (0.05 or 5%, the default); --min-visits the fewest visits per side (2, the default).
+                unit: good below GOOD, critical above CRITICAL, warning between. \(bandUnits); a \
+                p95 frame duration may also be given in ms (17ms,34ms). --min-change is a fraction \
+                of the baseline or a percentage (0.05 or 5%, the default); --min-visits the fewest \
+                visits per side (2, the default).
                 """
         )
+
+        /// Each figure an app may band, with its unit and default bands, from the registry:
+        /// "Hitch ratio (ms/s, default 5,10), …".
+        static var bandUnits: String {
+            ThresholdFigure.allCases.map { threshold in
+                let figure = threshold.figure
+                let defaults = figure.defaultBands.map { "default \(String(format: "%g", $0.warning)),\(String(format: "%g", $0.critical))" } ?? "no default bands"
+                return "\(figure.label) (\(figure.unit), \(defaults))"
+            }.joined(separator: ", ")
+        }
         @Argument(help: "The app id.") var app: String
         @Option(help: ArgumentHelp("Hitch-ratio bands, \(Figure.hitchRatio.unit).", valueName: "good,critical|default")) var hitchRatio: BandOption?
         @Option(help: ArgumentHelp("Hitch-ratio bands in motion, \(Figure.motionHitchRatio.unit).", valueName: "good,critical|default")) var hitchRatioMotion: BandOption?
         @Option(help: ArgumentHelp("Hang-rate bands, \(Figure.hangRate.unit).", valueName: "good,critical|default")) var hangRate: BandOption?
-        @Option(help: ArgumentHelp("Frozen-frame bands, per 1,000 frames.", valueName: "good,critical|default")) var frozenFrames: BandOption?
+        @Option(help: ArgumentHelp("Frozen-frame bands, \(Figure.frozenFramesPerThousand.unit).", valueName: "good,critical|default")) var frozenFrames: BandOption?
         @Option(help: ArgumentHelp("p95 frame-duration bands, s (or ms with the suffix).", valueName: "good,critical|default"))
         var frameDurationP95: DurationBandOption?
         @Option(help: ArgumentHelp("The smallest change a verdict counts, of the baseline.", valueName: "fraction|percent%|default"))

@@ -79,6 +79,18 @@ struct AppsThresholdsCLITests {
         _ = directory
     }
 
+    @Test("--help names every figure an app may band with the registry's label, unit and default bands")
+    func helpFromRegistry() throws {
+        let help = try CLI.run(["apps", "thresholds", "--help"])
+        #expect(help.exitCode == 0)
+        // ArgumentParser wraps the discussion: compare with the line breaks undone.
+        let text = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for expected in ["Hitch ratio (ms/s, default 5,10)", "Hitch ratio in motion (ms/s, default 5,10)", "Hang rate (s/h, no default bands)",
+                         "Frozen frames (per 1000 frames, no default bands)", "--frozen-frames <good,critical|default> Frozen-frame bands, per 1000 frames."] {
+            #expect(text.contains(expected), "\(expected)")
+        }
+    }
+
     @Test("An unknown app is 65, a database that cannot be opened 74")
     func unknownAppAndMissingDatabase() throws {
         let (directory, db, _) = try database()
