@@ -68,9 +68,7 @@ extension ClickHouseStore {
                 """)
             for row in rows where row.count == 5 + columns.count {
                 guard let id = Int64(row[0]), let start = Double(row[1]) else { continue }
-                let values = zip(QueryDimension.all, row[5...]).map { dimension, text in
-                    dimension.values == .boolean ? (text == "1" ? "true" : "false") : text
-                }
+                let values = zip(QueryDimension.all, row[5...]).map { Self.text($1, of: $0) }
                 found[RawEventKey(startedAt: start, id: id)] = StoredEvent(key: RawEventKey(startedAt: start, id: id), receivedAt: Double(row[2]) ?? 0,
                                                                             batchId: row[3], values: values, payload: row[4])
             }

@@ -14,7 +14,7 @@ extension ClickHouseStore {
         let rows = try await topValues(expression: "toString(\(column))", table: "rollups_daily", condition: "", app: app, from: from, to: to,
                                        search: isBoolean ? nil : search, limit: limit)
         guard isBoolean else { return rows }
-        return rows.map { ValueVisits(value: $0.value == "1" ? "true" : "false", visits: $0.visits) }
+        return rows.map { ValueVisits(value: Self.text($0.value, of: dimension), visits: $0.visits) }
             .filter { ValueVisits.matches($0.value, search: search) }
     }
 

@@ -55,7 +55,7 @@ extension ClickHouseStore {
             if query.tagKey != nil {
                 dimensionValue = row[2]
             } else if let dimension = query.dimension {
-                dimensionValue = dimension.values == .boolean ? (row[2] == "1" ? "true" : "false") : row[2]
+                dimensionValue = Self.text(row[2], of: dimension)
             }
             result.append(RollupAggregate(screen: query.byScreen ? row[0] : nil, bucketStart: query.interval == nil ? nil : bucket,
                                           dimensionValue: dimensionValue, rollup: value))
@@ -71,8 +71,7 @@ extension ClickHouseStore {
             SELECT DISTINCT \(column) FROM rollups_daily WHERE app_id = \(Self.quote(app))
             AND bucket >= toDateTime(\(dayFrom), 'UTC') AND bucket < toDateTime(\(end), 'UTC') ORDER BY \(column)
             """)
-        let values = rows.compactMap(\.first)
-        return dimension.values == .boolean ? values.map { $0 == "1" ? "true" : "false" } : values
+        return rows.compactMap(\.first).map { Self.text($0, of: dimension) }
     }
 
     /// `SELECT DISTINCT tag_value` over the declared tag's daily rollups.
@@ -181,6 +180,12 @@ extension ClickHouseStore {
     /// A filter value as a literal of its column: booleans as 0 or 1, the rest as strings.
     static func literal(_ text: String, of dimension: QueryDimension) -> String {
         dimension.values == .boolean ? (text == "true" ? "1" : "0") : quote(text)
+    }
+
+    /// A column's value as read back (`1`/`0` for a boolean) as the dimension's text
+    /// (`"true"`/`"false"`): the inverse of ``literal(_:of:)``.
+    static func text(_ stored: String, of dimension: QueryDimension) -> String {
+        dimension.values == .boolean ? (stored == "1" ? "true" : "false") : stored
     }
 
     /// The table of a rollup level.

@@ -96,6 +96,6 @@ public struct StoredEvent: Sendable, Hashable {
 
     /// The value of `dimension` as stored (`"true"`/`"false"` for a boolean dimension).
     public subscript(dimension: QueryDimension) -> String {
-        QueryDimension.all.firstIndex(of: dimension).map { values[$0] } ?? ""
+        dimension.position.map { values[$0] } ?? ""
     }
 }

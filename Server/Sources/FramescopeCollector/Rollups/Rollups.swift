@@ -123,14 +123,8 @@ public struct RollupKey: Sendable, Hashable {
 
     /// The value of `dimension` as text.
     public subscript(dimension: QueryDimension) -> String {
-        get { Self.index(of: dimension).map { values[$0] } ?? "" }
-        set { if let index = Self.index(of: dimension) { values[index] = newValue } }
-    }
-
-    /// The position of `dimension` in ``QueryDimension/all`` (compared by name: small
-    /// strings compare in place).
-    private static func index(of dimension: QueryDimension) -> Int? {
-        QueryDimension.all.firstIndex { $0.queryName == dimension.queryName }
+        get { dimension.position.map { values[$0] } ?? "" }
+        set { if let index = dimension.position { values[index] = newValue } }
     }
 
     /// The screen's name.
@@ -148,6 +142,14 @@ public struct RollupKey: Sendable, Hashable {
     public func hash(into hasher: inout Hasher) {
         hasher.combine(bucketStart)
         for value in values { StoredText.hashBytes(of: value, into: &hasher) }
+    }
+}
+
+extension QueryDimension {
+    /// The position of the dimension in ``QueryDimension/all``: where keys and stored
+    /// events keep its value (compared by name: small strings compare in place).
+    var position: Int? {
+        QueryDimension.all.firstIndex { $0.queryName == queryName }
     }
 }
 
