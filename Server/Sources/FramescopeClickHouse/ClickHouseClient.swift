@@ -47,18 +47,27 @@ public struct ClickHouseClient: Sendable {
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
+    /// How long a schema change or mutation may take, in seconds: ClickHouse's own default
+    /// `distributed_ddl_task_timeout`. An `ON CLUSTER` statement waits for every shard to
+    /// take it from ZooKeeper's queue, which on a busy machine took longer than a device
+    /// request's ``timeout`` (a retention sweep failed with the client's deadline).
+    public static let schemaTimeout: Int64 = 180
+
     /// Runs `sql` (one statement, no result wanted) in the location's database, or in none
-    /// when `inDatabase` is false (to create it).
+    /// when `inDatabase` is false (to create it), within `timeout` seconds (``timeout`` when
+    /// nil; ``schemaTimeout`` for schema changes and mutations).
     /// - Throws: ``ClickHouseError``.
-    public func execute(_ sql: String, inDatabase: Bool = true) async throws(ClickHouseError) {
-        _ = try await send(body: Array(sql.utf8), query: nil, inDatabase: inDatabase)
+    public func execute(_ sql: String, inDatabase: Bool = true, timeout: Int64? = nil) async throws(ClickHouseError) {
+        let seconds = timeout ?? self.timeout
+        _ = try await send(body: Array(sql.utf8), query: nil, inDatabase: inDatabase, timeout: seconds,
+                           settings: [("distributed_ddl_task_timeout", String(max(1, seconds - 1)))])
     }
 
     /// The rows of `sql` (a `SELECT` without a `FORMAT` clause), each as its columns' text
     /// in ClickHouse's `TabSeparated` output (numbers in their shortest exact form).
     /// - Throws: ``ClickHouseError``.
     public func rows(_ sql: String) async throws(ClickHouseError) -> [[String]] {
-        let body = try await send(body: Array((sql + " FORMAT TabSeparated").utf8), query: nil, inDatabase: true)
+        let body = try await send(body: Array((sql + " FORMAT TabSeparated").utf8), query: nil, inDatabase: true, timeout: timeout)
         return TabSeparated.rows(body)
     }
 
@@ -67,7 +76,7 @@ public struct ClickHouseClient: Sendable {
     /// - Throws: ``ClickHouseError``.
     public func insert(into table: String, columns: [String], rows: [UInt8], settings: [(String, String)] = []) async throws(ClickHouseError) {
         let statement = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) FORMAT RowBinary"
-        _ = try await send(body: rows, query: statement, inDatabase: true, settings: settings)
+        _ = try await send(body: rows, query: statement, inDatabase: true, timeout: timeout, settings: settings)
     }
 
     /// Whether the server answers `/ping` with `Ok.` within `timeout`.
@@ -78,7 +87,7 @@ public struct ClickHouseClient: Sendable {
         return String(buffer: body).hasPrefix("Ok.")
     }
 
-    private func send(body: [UInt8], query: String?, inDatabase: Bool, settings: [(String, String)] = []) async throws(ClickHouseError) -> [UInt8] {
+    private func send(body: [UInt8], query: String?, inDatabase: Bool, timeout: Int64, settings: [(String, String)] = []) async throws(ClickHouseError) -> [UInt8] {
         var parameters: [(String, String)] = [("wait_end_of_query", "1"), ("max_execution_time", String(max(1, timeout - 1)))]
         if inDatabase { parameters.append(("database", location.database)) }
         if let query { parameters.append(("query", query)) }

@@ -107,13 +107,13 @@ public struct ClickHouseMigrator: Sendable {
     public func migrate() async throws -> [Int] {
         let topology = ClickHouseTopology(location: client.location)
         let database = topology.database
-        try await client.execute("CREATE DATABASE IF NOT EXISTS \(database)\(topology.onCluster)", inDatabase: false)
+        try await client.execute("CREATE DATABASE IF NOT EXISTS \(database)\(topology.onCluster)", inDatabase: false, timeout: ClickHouseClient.schemaTimeout)
         // Each server records what it applied; the statements are idempotent, so a server
         // that missed a record runs them again harmlessly.
         try await client.execute("""
             CREATE TABLE IF NOT EXISTS \(database).schema_migrations\(topology.onCluster) (version UInt32, name String, applied_at DateTime('UTC'))
             ENGINE = MergeTree ORDER BY version
-            """)
+            """, timeout: ClickHouseClient.schemaTimeout)
         let applied = try await appliedVersions()
         let known = Self.migrations.map(\.version)
         if let newest = applied.max(), newest > known.max() ?? 0 {
@@ -122,7 +122,7 @@ public struct ClickHouseMigrator: Sendable {
         var appliedNow: [Int] = []
         for migration in Self.migrations where !applied.contains(migration.version) {
             for statement in migration.statements(topology) {
-                try await client.execute(statement)
+                try await client.execute(statement, timeout: ClickHouseClient.schemaTimeout)
             }
             try await client.execute("INSERT INTO \(database).schema_migrations SELECT \(migration.version), \(ClickHouseSQL.quote(migration.name)), now()")
             appliedNow.append(migration.version)

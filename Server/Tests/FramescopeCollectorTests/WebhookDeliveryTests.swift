@@ -211,7 +211,8 @@ struct WebhookDeliveryTests {
                 let stall = url.replacingOccurrences(of: "/hook", with: "/stall")
                 // Guarded: without the deadline this never returns, so the guard fails the test instead of hanging it.
                 let status = try await withThrowingTaskGroup(of: Int?.self) { group in
-                    group.addTask { try await transport.post(url: stall, body: Array("{}".utf8), headers: [], timeout: .milliseconds(500)) }
+                    // 3 s: room for the head on a loaded machine (500 ms once ran out on CI before it came).
+                    group.addTask { try await transport.post(url: stall, body: Array("{}".utf8), headers: [], timeout: .seconds(3)) }
                     group.addTask {
                         try await Task.sleep(for: .seconds(30))
                         return nil

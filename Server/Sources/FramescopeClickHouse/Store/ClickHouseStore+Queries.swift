@@ -106,7 +106,7 @@ extension ClickHouseStore {
         var deleted = 0
         for row in try await client.rows("SELECT toYYYYMM(hour) AS month, count() FROM events WHERE \(condition) GROUP BY month ORDER BY month") {
             guard row.count == 2, let month = Int(row[0]), month < cutoffMonth, let count = Int(row[1]), deleted + count <= limit else { break }
-            try await client.execute("ALTER TABLE \(table) DROP PARTITION \(month)")
+            try await client.execute("ALTER TABLE \(table) DROP PARTITION \(month)", timeout: ClickHouseClient.schemaTimeout)
             deleted += count
         }
         let left = try await count("events", where: condition)
@@ -131,7 +131,8 @@ extension ClickHouseStore {
     /// Waiting only on the server asked left a window on a cluster in which the other shard
     /// still held the deleted rows, and a re-ingest right after a prune read them as seen.
     func mutate(_ table: String, _ command: String) async throws {
-        try await client.execute("ALTER TABLE \(topology.database).\(table)\(topology.localSuffix)\(topology.onCluster) \(command)")
+        try await client.execute("ALTER TABLE \(topology.database).\(table)\(topology.localSuffix)\(topology.onCluster) \(command)",
+                                 timeout: ClickHouseClient.schemaTimeout)
         let mutations = topology.cluster.map { "cluster(\(Self.quote($0)), system.mutations)" } ?? "system.mutations"
         let pending = "SELECT count() FROM \(mutations) WHERE database = \(Self.quote(topology.database)) AND table = \(Self.quote(table + topology.localSuffix)) AND is_done = 0"
         for _ in 0..<600 {
