@@ -21,6 +21,8 @@
 public struct FrameAnalyzer: Sendable {
     /// The thresholds this analyzer measures with.
     public let configuration: AnalyzerConfiguration
+    /// Where the ticks come from, which decides how the first interval and early ticks count.
+    public let timing: TickTiming
 
     // Each interval is counted in exactly one accumulator: the open segment's, or
     // `outside`'s. The whole recording is their merge with the finished segments,
@@ -48,8 +50,11 @@ public struct FrameAnalyzer: Sendable {
     ///   - keepsSegmentReports: Whether ``report()`` lists each finished segment. With
     ///     `false`, finished segments count only in the merged motion report, so memory
     ///     stays constant however many segments a long recording has (the SDK's choice).
-    public init(configuration: AnalyzerConfiguration = AnalyzerConfiguration(), keepsSegmentReports: Bool = true) {
+    ///   - timing: Where the ticks come from: a display link (the default) or another
+    ///     tool's recording of display times (``TickTiming``).
+    public init(configuration: AnalyzerConfiguration = AnalyzerConfiguration(), keepsSegmentReports: Bool = true, timing: TickTiming = .displayLink) {
         self.configuration = configuration
+        self.timing = timing
         self.keepsSegmentReports = keepsSegmentReports
         outside = FrameAccumulator(configuration: configuration, tracksWindows: false)
         segment = FrameAccumulator(configuration: configuration, tracksWindows: true)
@@ -102,7 +107,8 @@ public struct FrameAnalyzer: Sendable {
         guard timestamp > previousTimestamp else { return reject(.notIncreasing) }
         guard timestamp - previousTimestamp <= Self.maximumTickGap else { return reject(.gapTooLong) }
 
-        let frame = FrameInterval(previousTimestamp: previousTimestamp, previousTarget: previousTarget, timestamp: timestamp)
+        let frame = FrameInterval(previousTimestamp: previousTimestamp, previousTarget: previousTarget, timestamp: timestamp,
+                                  clampsEarly: timing == .displayLink)
         // 1/E changes only when the refresh rate does; skip the division otherwise.
         let drift = frame.expected - cachedExpected
         if drift > 1e-9 || drift < -1e-9 {
@@ -112,7 +118,7 @@ public struct FrameAnalyzer: Sendable {
         let sample = FrameSample(frame, start: previousTimestamp, refreshRate: cachedRefreshRate)
         previousTimestamp = timestamp
         previousTarget = target
-        if awaitingFirstInterval {
+        if awaitingFirstInterval, timing == .displayLink {
             awaitingFirstInterval = false
             outside.recordFirst(sample)
             return .first(frame)
@@ -229,6 +235,21 @@ public struct FrameAnalyzer: Sendable {
         if keepsSegmentReports { recording.segments = segments }
         return recording
     }
+}
+
+/// Where a ``FrameAnalyzer``'s ticks come from, which decides two rules of docs/metrics.md.
+public enum TickTiming: Sendable, Hashable {
+    /// A display link on the device (the SDK, Framescope's own CSV and JSON): the first
+    /// interval after a start or a pause is the screen's transition and is kept apart
+    /// (``FrameReport/firstFPS``), and a tick before its target is a frame shown early,
+    /// counted as on time (D = max(tᵢ, Tₚ) − tₚ).
+    case displayLink
+    /// Display times another tool recorded (PresentMon, Chrome, SurfaceFlinger,
+    /// Instruments): the recording was cut from a longer session, so its first interval
+    /// counts like any other, and a tick before its target is jitter of the recorded time
+    /// around the vsync, counted at its own length (D = Δ), so that ``FrameReport/averageFPS``
+    /// is the frames over the span, as the tools compute it.
+    case recordedDisplayTimes
 }
 
 /// What ``FrameAnalyzer/record(_:)`` made of one tick.

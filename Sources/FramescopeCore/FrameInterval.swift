@@ -6,7 +6,8 @@
 /// - expected E = Tₚ − tₚ (follows variable refresh frame by frame)
 /// - elapsed refreshes n = max(1, round(Δ / E)); dropped frames k = n − 1
 /// - lateness L = tᵢ − Tₚ when n ≥ 2, else 0 (display-link jitter is not a hitch)
-/// - duration D = max(tᵢ, Tₚ) − tₚ (a frame shown early counts as on time)
+/// - duration D = max(tᵢ, Tₚ) − tₚ (a frame shown early counts as on time), or Δ for display
+///   times another tool recorded (``TickTiming/recordedDisplayTimes``)
 public struct FrameInterval: Sendable, Hashable {
     /// Seconds between the two timestamps (Δ).
     public var interval: Double
@@ -16,7 +17,8 @@ public struct FrameInterval: Sendable, Hashable {
     public var elapsedRefreshes: Int
     /// Seconds the frame was shown later than it was due; 0 unless a refresh was missed (L).
     public var lateness: Double
-    /// Seconds the frame took, early frames clamped to their target (D).
+    /// Seconds the frame took (D): early frames clamped to their target, unless measured with
+    /// `clampsEarly` false.
     public var duration: Double
 
     /// Frames the display skipped in this interval (k = n − 1).
@@ -39,8 +41,11 @@ public struct FrameInterval: Sendable, Hashable {
     ///   - previousTimestamp: tₚ, in seconds.
     ///   - previousTarget: Tₚ, in seconds; must be after `previousTimestamp`.
     ///   - timestamp: tᵢ, in seconds; must be after `previousTimestamp`.
+    ///   - clampsEarly: Whether a tick before its target counts as on time (D = max(tᵢ, Tₚ) − tₚ,
+    ///     a display link's early frame) or at its own length (D = Δ, a recording's jitter
+    ///     around the vsync). Default `true`.
     @inlinable @inline(__always)
-    public init(previousTimestamp: Double, previousTarget: Double, timestamp: Double) {
+    public init(previousTimestamp: Double, previousTarget: Double, timestamp: Double, clampsEarly: Bool = true) {
         let interval = timestamp - previousTimestamp
         let expected = previousTarget - previousTimestamp
         var refreshes = 1
@@ -52,6 +57,6 @@ public struct FrameInterval: Sendable, Hashable {
         self.expected = expected
         self.elapsedRefreshes = refreshes
         self.lateness = refreshes >= 2 ? timestamp - previousTarget : 0
-        self.duration = (timestamp > previousTarget ? timestamp : previousTarget) - previousTimestamp
+        self.duration = (timestamp > previousTarget || !clampsEarly ? timestamp : previousTarget) - previousTimestamp
     }
 }

@@ -1,10 +1,11 @@
 /// A recording report encodes as its whole report's object (DESIGN §3) with two more
 /// keys: `motion` (a report of the same shape, or `null`) and `segments`
 /// (`[{"label", "report"}]`), `inferredRefreshRate` (Hz) when the rate was inferred, and
-/// `toolFigures` (``ToolFigure``) when the recording's tool printed figures of its own.
+/// `toolFigures` (``ToolFigure``) when the recording's tool printed figures of its own, and
+/// `metadata` (``RecordingMetadata``) when it wrote what it captured.
 extension RecordingReport: Codable {
     enum CodingKeys: String, CodingKey {
-        case motion, segments, inferredRefreshRate, toolFigures
+        case motion, segments, inferredRefreshRate, toolFigures, metadata
     }
 
     /// Encodes the whole report's keys, then `motion` and `segments`.
@@ -15,6 +16,7 @@ extension RecordingReport: Codable {
         try container.encode(segments, forKey: .segments)
         try container.encodeIfPresent(inferredRefreshRate, forKey: .inferredRefreshRate)
         if !toolFigures.isEmpty { try container.encode(toolFigures, forKey: .toolFigures) }
+        if !metadata.isEmpty { try container.encode(metadata, forKey: .metadata) }
     }
 
     /// Decodes a report written by ``encode(to:)``. Without `segments`, `motion` is
@@ -34,6 +36,7 @@ extension RecordingReport: Codable {
         }
         inferredRefreshRate = try container.decodeIfPresent(Double.self, forKey: .inferredRefreshRate)
         toolFigures = try container.decodeIfPresent([ToolFigure].self, forKey: .toolFigures) ?? []
+        metadata = try container.decodeIfPresent([RecordingMetadata].self, forKey: .metadata) ?? []
     }
 }
 

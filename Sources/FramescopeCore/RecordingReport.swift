@@ -16,6 +16,9 @@ public struct RecordingReport: Sendable, Hashable {
     /// Figures the recording's own tool printed, beside which Framescope's are shown
     /// (another tool's recording only; empty otherwise).
     public var toolFigures: [ToolFigure] = []
+    /// What the recording's tool wrote about the capture, in file order (CapFrameX's
+    /// `//GameName=re2.exe` lines: the game, GPU, CPU and driver); empty otherwise.
+    public var metadata: [RecordingMetadata] = []
 
     /// Creates a report; `motion` is the merge of `segments`.
     public init(whole: FrameReport, segments: [SegmentReport] = []) {
@@ -46,6 +49,7 @@ public struct RecordingReport: Sendable, Hashable {
         }
         segments.append(contentsOf: other.segments)
         toolFigures.append(contentsOf: other.toolFigures)
+        metadata.append(contentsOf: other.metadata)
     }
 
     /// The report of both recordings.
@@ -53,6 +57,21 @@ public struct RecordingReport: Sendable, Hashable {
         var result = self
         result.merge(other)
         return result
+    }
+}
+
+/// One thing a recording's tool wrote about the capture (`GPU` = `NVIDIA GeForce RTX 2080`),
+/// as text; encoded `{"key": "GPU", "value": "NVIDIA GeForce RTX 2080"}`.
+public struct RecordingMetadata: Sendable, Hashable, Codable {
+    /// The name the tool gave it, as written.
+    public var key: String
+    /// Its value, as written (may be empty).
+    public var value: String
+
+    /// Creates an entry.
+    public init(key: String, value: String) {
+        self.key = key
+        self.value = value
     }
 }
 

@@ -1,10 +1,15 @@
 import FramescopeCore
 
 /// The analyses of a recording's sources (``TraceSource``), each apart, and the choice of
-/// the one reported: the one the selector (`--process`) names, else the one with the most
-/// ticks. A recording that names no source has one stream.
+/// the one reported: the one the selector (`--process`) names, else the best ranked
+/// (``chosen``). A recording that names no source has one stream.
 struct SourceStreams {
     private let configuration: AnalyzerConfiguration
+    /// How the recording's ticks are measured; set once the format is known, before any
+    /// event.
+    var timing: TickTiming = .displayLink {
+        didSet { streams[0] = StreamAnalysis(configuration: configuration, refreshRateOverride: refreshRateOverride, refreshInterval: configuration.refreshInterval, variableCadence: false, timing: timing) }
+    }
     private let refreshRateOverride: Double?
     private let selector: String?
     private let file: String
@@ -17,6 +22,8 @@ struct SourceStreams {
     private var current: Int? = 0
     /// Sources the selector ruled out, by name, to list when it names none.
     private var skipped: [String] = []
+    /// What the recording says about itself, for whichever source is reported.
+    private var metadata: [RecordingMetadata] = []
 
     /// Most sources analyzed at once; past it the recording must name one.
     static let maximumSources = 256
@@ -26,11 +33,15 @@ struct SourceStreams {
         self.refreshRateOverride = refreshRateOverride
         self.selector = selector
         self.file = file
-        streams = [StreamAnalysis(configuration: configuration, refreshRateOverride: refreshRateOverride, refreshInterval: configuration.refreshInterval, variableCadence: false)]
+        streams = [StreamAnalysis(configuration: configuration, refreshRateOverride: refreshRateOverride, refreshInterval: configuration.refreshInterval, variableCadence: false, timing: .displayLink)]
     }
 
     /// Routes the next event, read on `line`, to its source's stream.
     mutating func take(_ event: TraceEvent, line: Int) throws(TraceError) {
+        if case let .metadata(key, value) = event {
+            metadata.append(RecordingMetadata(key: key, value: value))
+            return
+        }
         guard case let .source(source) = event else {
             if let current { try streams[current].take(event, line: line, file: file) }
             return
@@ -48,23 +59,41 @@ struct SourceStreams {
             throw TraceError(kind: .data, file: file, line: line, message: "more than \(Self.maximumSources) applications or swap chains; choose one with --process NAME or --process PID")
         }
         // A rate declared before any source holds for every source.
-        let stream = StreamAnalysis(configuration: configuration, refreshRateOverride: refreshRateOverride, refreshInterval: streams[0].refreshInterval, variableCadence: source.variableCadence)
+        let stream = StreamAnalysis(configuration: configuration, refreshRateOverride: refreshRateOverride, refreshInterval: streams[0].refreshInterval, variableCadence: source.variableCadence, timing: timing)
         index[source] = streams.count
         current = streams.count
         streams.append(stream)
         sources.append(source)
     }
 
-    /// The chosen stream's index: among sourced streams, the most ticks (the first on a
-    /// tie); the unsourced stream when there are none.
+    /// The chosen stream's index: the unsourced stream when no source was seen; else, among
+    /// sourced streams, an application that showed a frame before any system process
+    /// (``TraceSource/Role``), then the most frames wanted (shown and missed: a game that
+    /// presents faster than the display loses frames, the compositor beside it none), then
+    /// the most shown, then the first to appear.
     private var chosen: Int? {
         guard streams.count > 1 else { return selector != nil && !skipped.isEmpty ? nil : 0 }
-        var best = 1
-        for candidate in 2..<streams.count where streams[candidate].ticks > streams[best].ticks { best = candidate }
-        return best
+        return ranked.first
     }
 
-    /// The chosen source's report, with notes on its analysis and on the sources left out.
+    /// The sourced streams, best first (see ``chosen``).
+    private var ranked: [Int] {
+        func key(_ index: Int) -> (Int, Int, Int) {
+            let stream = streams[index]
+            let application = sources[index]?.role == .application && stream.ticks > 0
+            return (application ? 1 : 0, stream.ticks + stream.missed, stream.ticks)
+        }
+        return (1..<streams.count).sorted { key($0) > key($1) || (key($0) == key($1) && $0 < $1) }
+    }
+
+    /// `1687 shown, 22 not`: the frames a source showed and missed.
+    private func shown(_ index: Int) -> String {
+        let stream = streams[index]
+        return "\(stream.ticks) shown" + (stream.missed > 0 ? ", \(stream.missed) not" : "")
+    }
+
+    /// The chosen source's report, with notes on its analysis and one line that says which
+    /// source was read, which were not (with what each showed) and how to choose another.
     /// - Throws: ``TraceError`` when the selector names no source, or the chosen stream's
     ///   ticks wait for a rate that cannot be found.
     mutating func finish(note: (String) -> Void) throws(TraceError) -> RecordingReport {
@@ -75,16 +104,23 @@ struct SourceStreams {
         if let selector, sources.count == 1, skipped.isEmpty {
             note("--process \(selector) is ignored: the recording names no applications")
         }
-        let report = try streams[chosen].finish(file: file)
+        var report = try streams[chosen].finish(file: file)
+        report.metadata = metadata
         if let source = sources[chosen] {
-            let others = (1..<streams.count).filter { $0 != chosen }.sorted { streams[$0].ticks > streams[$1].ticks }
-            var line = "read \(source), \(streams[chosen].ticks) frame\(streams[chosen].ticks == 1 ? "" : "s")"
+            let others = ranked.filter { $0 != chosen }
+            var line = "read \(source.describedWithRole): frames \(shown(chosen))"
+            if selector != nil { line += " (chosen with --process)" }
             if !others.isEmpty {
-                let listed = others.prefix(5).map { "\(sources[$0].map(String.init(describing:)) ?? "") \(streams[$0].ticks)" }
-                line += "; also in the recording: \(listed.joined(separator: ", "))\(others.count > 5 ? ", …" : ""); choose with --process NAME or PID"
+                let listed = others.prefix(5).map { "\(sources[$0]?.describedWithRole ?? "") \(shown($0))" }
+                line += "; not read: \(listed.joined(separator: ", "))\(others.count > 5 ? ", and \(others.count - 5) more" : "")"
             }
             if !skipped.isEmpty {
-                line += "; not read: \(skipped.prefix(5).joined(separator: ", "))\(skipped.count > 5 ? ", …" : "")"
+                line += "; left out by --process: \(skipped.prefix(5).joined(separator: ", "))\(skipped.count > 5 ? ", …" : "")"
+            }
+            if others.isEmpty && skipped.isEmpty {
+                line += "; the only source in the recording"
+            } else {
+                line += "; choose another with --process NAME or PID"
             }
             note(line)
         }
@@ -96,6 +132,8 @@ struct SourceStreams {
     /// rate.
     mutating func partialReport() -> RecordingReport? {
         guard let chosen else { return nil }
-        return streams[chosen].partialReport()
+        var report = streams[chosen].partialReport()
+        report?.metadata = metadata
+        return report
     }
 }

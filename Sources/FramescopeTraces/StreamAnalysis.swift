@@ -17,6 +17,9 @@ struct StreamAnalysis {
     private var toolFigures: [ToolFigure] = []
     /// Ticks taken, to choose among sources.
     private(set) var ticks = 0
+    /// Frames the source wanted shown and did not show (``TraceEvent/missed``), to choose
+    /// among sources.
+    private(set) var missed = 0
     /// What a person should know about this source's analysis (a rate inferred or
     /// assumed), said once the source is chosen.
     private(set) var notes: [String] = []
@@ -25,8 +28,8 @@ struct StreamAnalysis {
     /// cadence, before their median interval stands for the rate.
     static let variableCadenceSample = 1_000
 
-    init(configuration: AnalyzerConfiguration, refreshRateOverride: Double?, refreshInterval: Double?, variableCadence: Bool) {
-        analyzer = FrameAnalyzer(configuration: configuration)
+    init(configuration: AnalyzerConfiguration, refreshRateOverride: Double?, refreshInterval: Double?, variableCadence: Bool, timing: TickTiming) {
+        analyzer = FrameAnalyzer(configuration: configuration, timing: timing)
         self.refreshRateOverride = refreshRateOverride
         self.refreshInterval = refreshRateOverride.map { 1 / $0 } ?? refreshInterval
         self.variableCadence = variableCadence
@@ -35,6 +38,10 @@ struct StreamAnalysis {
     /// Takes the next event of this source, read on `line`.
     mutating func take(_ event: TraceEvent, line: Int, file: String) throws(TraceError) {
         if case .tick = event { ticks += 1 }
+        if case .missed = event {
+            missed += 1
+            return
+        }
         if case let .refreshRate(hz) = event, refreshRateOverride == nil {
             refreshInterval = 1 / hz
             flushWaiting()
@@ -132,7 +139,7 @@ struct StreamAnalysis {
             toolFigures.append(figure)
         case .idle:
             analyzer.skipIdleGap()
-        case .source:
+        case .source, .missed, .metadata:
             break
         }
     }

@@ -21,6 +21,14 @@ public enum TraceEvent: Sendable, Hashable {
     /// The events from here on, until the next `source`, come from this source (an
     /// application's swap chain, a renderer). Recordings of one source never say it.
     case source(TraceSource)
+    /// What the recording's tool wrote about the capture, before its data (CapFrameX's
+    /// `//GameName=re2.exe`): kept in the report (``RecordingReport/metadata``).
+    case metadata(key: String, value: String)
+    /// The source wanted a frame shown here and none was: a present that never reached the
+    /// screen (PresentMon), a vsync whose frame was dropped (Chrome). It counts only to choose
+    /// among sources (a source is ranked by the frames it wanted); the ticks around it measure
+    /// the drop.
+    case missed
     /// The source stopped asking for frames because nothing on its screen changed: the time
     /// until its next tick belongs to no frame (``FrameAnalyzer/skipIdleGap()``).
     case idle
@@ -49,6 +57,16 @@ public enum TraceFormat: String, Sendable, Hashable, CaseIterable {
     /// MetricKit's payload JSON (`MXMetricPayload`, `MXDiagnosticPayload`), one or a list:
     /// its hang diagnostics as frames, Apple's figures beside them (docs/traces.md).
     case metricKit = "metrickit"
+
+    /// How the format's ticks are measured: Framescope's own CSV and JSON hold a display
+    /// link's ticks (a screen's first interval is its transition); every other format holds
+    /// display times another tool recorded (``TickTiming/recordedDisplayTimes``).
+    public var tickTiming: TickTiming {
+        switch self {
+        case .csv, .json: .displayLink
+        case .surfaceFlingerLatency, .gfxinfo, .xctrace, .presentMon, .chrome, .metricKit: .recordedDisplayTimes
+        }
+    }
 
     /// The format of a trace whose content begins with `prefix`: gfxinfo when it holds the
     /// dump's banner or a process header; xctrace when it holds `<trace-query-result`;

@@ -30,9 +30,23 @@ public struct TraceReader: Sendable {
         note: (String) -> Void = { _ in },
         _ handle: (TraceEvent, _ line: Int) throws(TraceError) -> Void
     ) throws(TraceError) {
+        try read(from: &source, format: format, progress: progress, note: note, resolved: { _ in }, handle)
+    }
+
+    /// ``read(from:format:progress:note:_:)``, telling `resolved` the format read (given or
+    /// detected) before the first event.
+    func read<Source: ByteSource>(
+        from source: inout Source,
+        format: TraceFormat?,
+        progress: (Int) -> Void,
+        note: (String) -> Void,
+        resolved announce: (TraceFormat) -> Void,
+        _ handle: (TraceEvent, _ line: Int) throws(TraceError) -> Void
+    ) throws(TraceError) {
         var peeking = LookaheadSource(base: source)
         let resolved: TraceFormat
         if let format { resolved = format } else { resolved = TraceFormat.detect(prefix: try peeking.peek(4096)) }
+        announce(resolved)
         // The readers run on one concrete source type, read through a function per chunk,
         // so that they and the JSON lexer are specialized once in this module rather than
         // run as generic code per byte for whatever source the caller has (measured: the
@@ -40,6 +54,16 @@ public struct TraceReader: Sendable {
         let box = ByteSourceBox(peeking)
         var through = FunctionByteSource { (buffer: UnsafeMutableRawBufferPointer) throws(TraceError) -> Int in try box.source.read(into: buffer) }
         switch resolved {
+        case .csv where format == nil:
+            do throws(TraceError) {
+                try CSVTraceReader(file: file).read(from: &through, progress: progress, handle)
+            } catch where error.line == 1 && error.kind == .data {
+                // Detection fell back to CSV and the first line is no CSV header either: say
+                // what else was tried, rather than only that a column is unknown.
+                var refused = error
+                refused.message += "; no other format matched the first 4 KiB: \(Self.detectionRules); choose one with --input-format"
+                throw refused
+            }
         case .csv: try CSVTraceReader(file: file).read(from: &through, progress: progress, handle)
         case .json: try JSONTraceReader(file: file).read(from: &through, progress: progress, handle)
         case .xctrace:
@@ -58,6 +82,17 @@ public struct TraceReader: Sendable {
         source = box.source.base
     }
 
+    /// What detection looks for in each format, in the order it tries them, for the error
+    /// of a file none matched.
+    static let detectionRules = [
+        "not gfxinfo (no 'Graphics info for pid' or dumpsys banner)",
+        "not xctrace (no '<trace-query-result')",
+        "not SurfaceFlinger latency (line 1 is not one whole number)",
+        "not PresentMon (line 1, after any '//key=value' lines, does not start 'Application,' and name ProcessID)",
+        "not MetricKit or Chrome (no payload key, no 'traceEvents' and not a JSON list)",
+        "not Framescope JSON (does not start with '{')",
+    ].joined(separator: ", ")
+
     /// Reads a whole trace into an analyzer: the common case of `analyze` and `check`.
     ///
     /// `format` is the trace's format, or `nil` to detect it from the first bytes. A declared refresh rate applies to ticks without a target, unless
@@ -72,6 +107,10 @@ public struct TraceReader: Sendable {
     /// of the source `process` names (its application or process ID; among several
     /// matches, the one with the most ticks), or of the source with the most ticks; a note
     /// names the others.
+    ///
+    /// Other tools' recordings are measured as recorded display times
+    /// (``TraceFormat/tickTiming``): their first interval counts, and a tick early for its
+    /// vsync counts at its own length.
     /// - Throws: ``TraceError`` for unreadable input, or when ticks lack a target and no
     ///   rate is declared or can be inferred, or when `process` names no source of a
     ///   recording that has sources. An input cut short (``TraceError/truncated``)
@@ -87,7 +126,7 @@ public struct TraceReader: Sendable {
     ) throws(TraceError) -> RecordingReport {
         var streams = SourceStreams(configuration: configuration, refreshRateOverride: refreshRateOverride, selector: process, file: file)
         do throws(TraceError) {
-            try read(from: &source, format: format, progress: progress, note: note) { (event: TraceEvent, line: Int) throws(TraceError) -> Void in
+            try read(from: &source, format: format, progress: progress, note: note, resolved: { streams.timing = $0.tickTiming }) { (event: TraceEvent, line: Int) throws(TraceError) -> Void in
                 try streams.take(event, line: line)
             }
         } catch {

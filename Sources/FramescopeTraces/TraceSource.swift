@@ -2,8 +2,9 @@
 /// application's swap chain in a PresentMon capture, one renderer in a Chrome trace.
 ///
 /// ``TraceReader/analyze(from:format:configuration:refreshRateOverride:process:progress:note:)``
-/// analyzes each source apart and reports one: the one `--process` names, or the one with
-/// the most ticks.
+/// analyzes each source apart and reports one: the one `--process` names, else an
+/// application before any system process (``Role``), then the one that wanted the most
+/// frames (shown and missed), then the one that showed the most.
 public struct TraceSource: Sendable, Hashable, CustomStringConvertible {
     /// The application's name as the recording gives it (`Presenter.exe`, `Renderer`).
     public var application: String
@@ -18,19 +19,39 @@ public struct TraceSource: Sendable, Hashable, CustomStringConvertible {
     /// between its first 1,000 ticks stands for one, rather than the first twenty steady
     /// intervals (which such a display can show by chance at any rate).
     public var variableCadence: Bool
+    /// Whether this source is what a user measures or part of the system around it.
+    public var role: Role
+
+    /// What a source is to the person who recorded it.
+    public enum Role: Sendable, Hashable {
+        /// A game, an app, a web page's renderer: what a recording is usually made of.
+        case application
+        /// Part of the system that draws beside the application (the compositor, an
+        /// overlay, a browser's own UI), with why in a few words (`the compositor`): read
+        /// by default only when no application showed a frame.
+        case system(String)
+    }
 
     /// Creates a source.
-    public init(application: String, processID: Int? = nil, detail: String? = nil, variableCadence: Bool = false) {
+    public init(application: String, processID: Int? = nil, detail: String? = nil, variableCadence: Bool = false, role: Role = .application) {
         self.application = application
         self.processID = processID
         self.detail = detail
         self.variableCadence = variableCadence
+        self.role = role
     }
 
     /// `Presenter.exe (pid 5124, swap chain 0x1A2B)`.
     public var description: String {
         let parts = [processID.map { "pid \($0)" }, detail].compactMap { $0 }
         return parts.isEmpty ? application : "\(application) (\(parts.joined(separator: ", ")))"
+    }
+
+    /// The ``description`` with a system source's reason: `dwm.exe (pid 1520; the compositor)`.
+    public var describedWithRole: String {
+        guard case let .system(reason) = role else { return description }
+        let parts = [processID.map { "pid \($0)" }, detail].compactMap { $0 }
+        return parts.isEmpty ? "\(application) (\(reason))" : "\(application) (\(parts.joined(separator: ", ")); \(reason))"
     }
 
     /// Whether `selector` (the value of `--process`) names this source: its application's

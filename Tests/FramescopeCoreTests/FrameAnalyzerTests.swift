@@ -230,4 +230,36 @@ struct FrameAnalyzerTests {
         #expect(AnalyzerConfiguration(stabilityBand: 1.5).problem != nil)
         #expect(AnalyzerConfiguration().problem == nil)
     }
+
+    @Test("Recorded display times: the first interval counts like any other, and a tick early for its vsync counts at its own length")
+    func recordedDisplayTimes() {
+        // 120 Hz with ±0.3 ms of jitter around each vsync, and one missed refresh first.
+        let r = 1.0 / 120
+        var stamps = [0.0, 2 * r]
+        for index in 3..<243 { stamps.append(Double(index) * r + (index % 2 == 0 ? 0.0003 : -0.0003)) }
+        var recorded = FrameAnalyzer(timing: .recordedDisplayTimes)
+        var link = FrameAnalyzer()
+        for tick in ticks(stamps, hz: 120) {
+            recorded.record(tick)
+            link.record(tick)
+        }
+        let jittered = recorded.report().whole
+        #expect(jittered.firstFrames == 0 && jittered.frames == stamps.count - 1)
+        #expect(jittered.droppedFrames == 1, "the missed refresh of the first interval is counted")
+        // Frames over the span: what PresentMon and Chrome call the frame rate.
+        // (Durations add up in whole nanoseconds: 1e-4 FPS of rounding over 242 frames.)
+        #expect(isClose(jittered.averageFPS, Double(stamps.count - 1) / (stamps.last! - stamps.first!), tolerance: 1e-4))
+        let clamped = link.report().whole
+        #expect(clamped.firstFrames == 1 && clamped.droppedFrames == 0)
+        #expect((clamped.averageFPS ?? 0) < (jittered.averageFPS ?? 0) - 1, "early ticks rounded up to a refresh lower the display link's average")
+    }
+
+    @Test("FrameInterval: with clampsEarly false, D is the raw interval; lateness and drops are unchanged")
+    func unclampedInterval() {
+        let early = FrameInterval(previousTimestamp: 0, previousTarget: 0.01, timestamp: 0.0097, clampsEarly: false)
+        #expect(early.duration == 0.0097 && early.droppedFrames == 0 && early.lateness == 0)
+        #expect(FrameInterval(previousTimestamp: 0, previousTarget: 0.01, timestamp: 0.0097).duration == 0.01)
+        let late = FrameInterval(previousTimestamp: 0, previousTarget: 0.01, timestamp: 0.0302, clampsEarly: false)
+        #expect(late == FrameInterval(previousTimestamp: 0, previousTarget: 0.01, timestamp: 0.0302))
+    }
 }

@@ -141,4 +141,22 @@ struct TraceReaderTests {
         #expect(TraceFormat.detect(prefix: [0xEF, 0xBB, 0xBF] + Array("{".utf8)) == .json)
         #expect(TraceFormat.detect(prefix: Array("timestamp".utf8)) == .csv)
     }
+
+    @Test("A file no format matches says what detection tried, not only the CSV reader's complaint; a forced CSV says only that")
+    func detectionRefusals() throws {
+        var source = MemoryByteSource("//foo=bar\nsomething else\n")
+        #expect {
+            try TraceReader(file: "t.txt").analyze(from: &source)
+        } throws: { error in
+            guard let error = error as? TraceError, error.line == 1 else { return false }
+            return error.message.hasPrefix("unknown column '//foo=bar'") && error.message.contains("not PresentMon")
+                && error.message.contains("not gfxinfo") && error.message.hasSuffix("choose one with --input-format")
+        }
+        var forced = MemoryByteSource("//foo=bar\nsomething else\n")
+        #expect {
+            try TraceReader(file: "t.txt").analyze(from: &forced, format: .csv)
+        } throws: { error in
+            (error as? TraceError)?.message == "unknown column '//foo=bar'; the columns are timestamp, targetTimestamp and segment"
+        }
+    }
 }

@@ -24,14 +24,15 @@ struct ImportCLITests {
         ("xctrace/xcode27_hitches-renders.xml", 11),
         ("xctrace/xcode27_hitches.xml", 11),
         ("xctrace/xcode27_potential-hangs.xml", 23),
-        // PresentMon: the displayed presents of the swap chain with the most, less one.
+        // PresentMon: the displayed presents of the application read (never the
+        // compositor while an application presented), less one.
         ("presentmon/capframex_farcry-new-dawn_presentmon-1.x.csv", 1_170),
-        ("presentmon/capframex_ghost-recon-breakpoint_120hz_presentmon-1.5.csv", 1_691),
+        ("presentmon/capframex_ghost-recon-breakpoint_120hz_presentmon-1.5.csv", 1_686),
         ("presentmon/ocat_metro-exodus_rtx2080ti.csv", 2_501),
-        ("presentmon/presentmon-1.5_test_case_2.csv", 57),
-        ("presentmon/presentmon-2.x-v1metrics_test_case_2.csv", 55),
-        ("presentmon/presentmon-2.x-v2metrics_test_case_2.csv", 54),
-        ("presentmon/presentmon-2.x_test_case_2.csv", 54),
+        ("presentmon/presentmon-1.5_test_case_2.csv", 18),
+        ("presentmon/presentmon-2.x-v1metrics_test_case_2.csv", 18),
+        ("presentmon/presentmon-2.x-v2metrics_test_case_2.csv", 17),
+        ("presentmon/presentmon-2.x_test_case_2.csv", 17),
         // Chrome: intervals between presented vsyncs of the renderer, idle gaps left out.
         ("chrome-trace/lighthouse_user-timing_pipelinereporter.json", 6),
         ("chrome-trace/lighthouse_iframe-layout_droppedframe.json", 5),
@@ -83,7 +84,10 @@ struct ImportCLITests {
         let path = Self.corpus.appendingPathComponent("presentmon/capframex_ghost-recon-breakpoint_120hz_presentmon-1.5.csv").path
         let result = try CLI.run(["analyze", "--process", "GRB.exe", path])
         #expect(result.exitCode == 0, "\(result.stderr)")
-        #expect(result.stderr.contains("read GRB.exe (pid 13456, swap chain 0x000002604A44FD30), 1687 frames; not read: dwm.exe, AMD Ryzen Master.exe"), "\(result.stderr)")
+        #expect(result.stderr.contains("read GRB.exe (pid 13456, swap chain 0x000002604A44FD30): frames 1687 shown, 22 not (chosen with --process); left out by --process: dwm.exe, AMD Ryzen Master.exe; choose another with --process NAME or PID"), "\(result.stderr)")
+        // Without --process the game is read too, and the compositor is named as such.
+        let byDefault = try CLI.run(["analyze", path])
+        #expect(byDefault.stderr.contains("read GRB.exe (pid 13456, swap chain 0x000002604A44FD30): frames 1687 shown, 22 not; not read: dwm.exe (pid 1520, swap chain 0x000001927FEB15A0; the compositor) 1692 shown, AMD Ryzen Master.exe"), "\(byDefault.stderr)")
         #expect(result.stdout.contains("PresentMon's figure"))
         #expect(result.stdout.range(of: #"Not displayed \(dropped\) +22 frames +droppedFrames 3"#, options: .regularExpression) != nil, "\(result.stdout)")
         let missing = try CLI.run(["analyze", "--process", "Cyberpunk2077.exe", path])

@@ -97,7 +97,8 @@ struct ChromeFrames {
         let firstLine = Int(events.first?.line ?? 1)
         // Without BeginFrame events to give the cadence, the median interval between frames
         // stands for it (a page draws in bursts, so twenty steady intervals may never come).
-        try handle(.source(TraceSource(application: names[pid] ?? "pid \(pid)", processID: pid, variableCadence: true)), firstLine)
+        let name = names[pid] ?? "pid \(pid)"
+        try handle(.source(TraceSource(application: name, processID: pid, variableCadence: true, role: Self.role(of: name))), firstLine)
         if let hz = Self.refreshRate(events) { try handle(.refreshRate(hz), firstLine) }
         let reporters = events.contains { $0.kind == .presented || $0.kind == .partial || $0.kind == .dropped || $0.kind == .idle }
         var counts: [Kind: Int] = [:]
@@ -134,6 +135,8 @@ struct ChromeFrames {
             case .presented?:
                 try handle(.tick(FrameTick(timestamp: time, targetTimestamp: nil)), line)
                 paused = false
+            case .dropped?:
+                try handle(.missed, line)
             case .idle?, .stopped?:
                 if !paused { try handle(.idle, line) }
                 paused = true
@@ -154,6 +157,17 @@ struct ChromeFrames {
         } else {
             try figure("DrawFrame", [.draw], [.frames])
             try figure("DroppedFrame", [.droppedInstant], [.droppedFrames])
+        }
+    }
+
+    /// What a process is, by the name Chrome gives it (`process_name` metadata): the
+    /// browser's own UI and the GPU process are system sources, so a page's renderer is read
+    /// by default even when the browser drew more frames (its tab strip animating).
+    static func role(of name: String) -> TraceSource.Role {
+        switch name {
+        case "Browser": .system("the browser's own UI")
+        case "GPU Process": .system("the GPU process")
+        default: .application
         }
     }
 

@@ -39,12 +39,21 @@ struct PresentMonReader {
     }
 
     /// Whether `prefix` (the first bytes of a file) looks like a PresentMon CSV: a first
-    /// line, after a byte-order mark, that starts with `Application,` and names
-    /// `ProcessID` or `SwapChainAddress`.
+    /// line, after a byte-order mark and any `//key=value` lines (CapFrameX's description
+    /// of the capture), that starts with `Application,` and names `ProcessID` or
+    /// `SwapChainAddress`.
     static func matches(prefix: some Collection<UInt8>) -> Bool {
-        var bytes = Array(prefix.prefix(4096))
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
-        let line = String(decoding: bytes.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self).lowercased()
-        return line.hasPrefix("application,") && (line.contains(",processid") || line.contains(",swapchainaddress"))
+        var bytes = Array(prefix.prefix(4096))[...]
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        for _ in 0...PresentMonState.maximumMetadataLines {
+            let end = bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
+            let line = String(decoding: bytes[..<end], as: UTF8.self).lowercased()
+            if line.hasPrefix("//"), end < bytes.endIndex {
+                bytes = bytes[(end + 1)...]
+                continue
+            }
+            return line.hasPrefix("application,") && (line.contains(",processid") || line.contains(",swapchainaddress"))
+        }
+        return false
     }
 }

@@ -24,6 +24,12 @@ struct PresentMonState {
     private var pending: [Row] = []
     private var notes: [String] = []
     private var lastLine = 0
+    private var metadataLines = 0
+
+    /// Most `//key=value` lines read before the header (CapFrameX writes 17).
+    static let maximumMetadataLines = 64
+    /// The longest `//key=value` line read before the header, in bytes.
+    static let maximumMetadataBytes = 512
 
     /// Rows held at most while the unit of the start times is measured.
     static let maximumPendingRows = 10_000
@@ -65,11 +71,31 @@ struct PresentMonState {
         if high == low { return }
         let line = UnsafeRawBufferPointer(rebasing: bytes[low..<high])
         guard let columns else {
-            try readHeader(line, number)
+            if line.count >= 2, line[0] == UInt8(ascii: "/"), line[1] == UInt8(ascii: "/") {
+                try handle(try metadata(line, number), number)
+            } else {
+                try readHeader(line, number)
+            }
             return
         }
         try split(line, columns, number)
         try present(line, columns, number, handle)
+    }
+
+    /// A `//key=value` line before the header, as CapFrameX writes what it captured
+    /// (`//GameName=re2.exe`, `//GPU=NVIDIA GeForce RTX 2080`).
+    private mutating func metadata(_ line: UnsafeRawBufferPointer, _ number: Int) throws(TraceError) -> TraceEvent {
+        metadataLines += 1
+        guard metadataLines <= Self.maximumMetadataLines else {
+            throw refuse(number, "more than \(Self.maximumMetadataLines) '//' lines before the header; is this a PresentMon or CapFrameX CSV?")
+        }
+        guard line.count <= Self.maximumMetadataBytes, let text = String(validating: line.dropFirst(2), as: UTF8.self),
+              let equals = text.firstIndex(of: "=") else {
+            throw refuse(number, "a '//' line before the header must be key=value text of at most \(Self.maximumMetadataBytes) bytes, as CapFrameX writes (//GameName=re2.exe)")
+        }
+        let key = text[..<equals].trimmingWhitespace()
+        guard !key.isEmpty else { throw refuse(number, "a '//' line before the header has no key before '='") }
+        return .metadata(key: String(key).printable(), value: String(text[text.index(after: equals)...].trimmingWhitespace()).printable())
     }
 
     private mutating func readHeader(_ line: UnsafeRawBufferPointer, _ number: Int) throws(TraceError) {
@@ -235,7 +261,8 @@ struct PresentMonState {
             application: name.isEmpty ? "(unnamed)" : Self.unescapingQuotes(name).printable(),
             processID: pid,
             detail: address.isEmpty ? nil : "swap chain \(address.printable())",
-            variableCadence: true
+            variableCadence: true,
+            role: SystemProcesses.reason(for: name).map(TraceSource.Role.system) ?? .application
         )
         known.append(Known(key: key, source: source))
         lastKnown = known.count - 1
@@ -285,10 +312,13 @@ struct PresentMonState {
     }
 
     private mutating func emit(_ row: Row, scale: Double, _ handle: (TraceEvent, _ line: Int) throws(TraceError) -> Void) throws(TraceError) {
-        guard row.displayed else { return }
         if announced != row.swapChain {
             announced = row.swapChain
             try handle(.source(known[row.swapChain].source), row.line)
+        }
+        guard row.displayed else {
+            try handle(.missed, row.line)
+            return
         }
         let seconds = row.start * scale + (row.offset ?? 0) / 1000
         try handle(.tick(FrameTick(timestamp: seconds, targetTimestamp: nil)), row.line)
