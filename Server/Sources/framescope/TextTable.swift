@@ -38,6 +38,12 @@ func renderReport(_ report: RecordingReport) -> String {
     table.rows.append(["refreshRates", refreshRatesText(report.whole)] + (report.motion.map { [refreshRatesText($0)] } ?? []))
     var text = table.render()
     if !report.toolFigures.isEmpty { text += "\n\n" + renderToolFigures(report) }
+    if !report.metadata.isEmpty {
+        // What the recording's tool wrote about the capture (CapFrameX: the game, GPU, CPU).
+        var metadata = TextTable(header: ["recording", "as the tool wrote it"])
+        metadata.rows = report.metadata.map { [$0.key, $0.value.isEmpty ? "—" : $0.value] }
+        text += "\n\n" + metadata.render()
+    }
     if !report.segments.isEmpty {
         var segments = TextTable(header: ["segment", "frames", "dropEvents", "maxDroppedFrames", "hitchRatio", "averageFPS", "frameDuration.p95"])
         for segment in report.segments {

@@ -94,4 +94,21 @@ struct ImportCLITests {
         #expect(missing.exitCode == 65)
         #expect(missing.stderr.contains("--process Cyberpunk2077.exe names no application in the recording; it has dwm.exe, GRB.exe, AMD Ryzen Master.exe"), "\(missing.stderr)")
     }
+
+    @Test("A CapFrameX capture (//key=value lines before PresentMon's header) is read with its description printed; a file no format matches is exit 65 saying what was tried")
+    func capFrameX() throws {
+        let directory = try TemporaryDirectory()
+        let ocat = Array(try Data(contentsOf: Self.corpus.appendingPathComponent("presentmon/ocat_metro-exodus_rtx2080ti.csv")))
+        let header = "//GameName=re2.exe\r\n//GPU=NVIDIA GeForce RTX 2080 Ti\r\n//Comment=\r\n"
+        let path = try directory.file("re2.csv", bytes: Array(header.utf8) + ocat)
+        let result = try CLI.run(["analyze", path])
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        #expect(result.stdout.range(of: #"GameName +re2\.exe"#, options: .regularExpression) != nil, "\(result.stdout)")
+        #expect(result.stdout.range(of: #"GPU +NVIDIA GeForce RTX 2080 Ti"#, options: .regularExpression) != nil)
+        #expect(result.stderr.contains("read MetroExodus.exe (pid 13840"), "\(result.stderr)")
+        let unknown = try directory.file("notes.txt", "//foo=bar\nhello\n")
+        let refused = try CLI.run(["analyze", unknown])
+        #expect(refused.exitCode == 65)
+        #expect(refused.stderr.contains("unknown column '//foo=bar'") && refused.stderr.contains("not PresentMon") && refused.stderr.contains("choose one with --input-format"), "\(refused.stderr)")
+    }
 }
