@@ -63,7 +63,9 @@ let package = Package(
         ),
         .testTarget(name: "FramescopeCoreTests", dependencies: ["FramescopeCore", "FramescopeSimulation"]),
         .testTarget(name: "FramescopeSimulationTests", dependencies: ["FramescopeCore", "FramescopeScroll", "FramescopeSimulation"]),
-        .testTarget(name: "FramescopeTracesTests", dependencies: ["FramescopeCore", "FramescopeTraces", "FramescopeSimulation"]),
+        .testTarget(name: "FramescopeTracesTests", dependencies: ["FramescopeCore", "FramescopeTraces", "FramescopeSimulation"],
+                    // Chrome traces recorded here, read from the source tree like ../shared/corpus.
+                    exclude: ["Recordings"]),
         .testTarget(name: "FramescopeJSONTests", dependencies: ["FramescopeJSON"]),
         .testTarget(name: "FramescopeTestingTests", dependencies: ["FramescopeCore", "FramescopeTesting", "FramescopeScroll", "FramescopeScrollRunner", "FramescopeSimulation"]),
         .testTarget(name: "FramescopeScrollTests", dependencies: ["FramescopeCore", "FramescopeScroll"]),

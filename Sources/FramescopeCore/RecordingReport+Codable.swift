@@ -2,10 +2,11 @@
 /// keys: `motion` (a report of the same shape, or `null`) and `segments`
 /// (`[{"label", "report"}]`), `inferredRefreshRate` (Hz) when the rate was inferred, and
 /// `toolFigures` (``ToolFigure``) when the recording's tool printed figures of its own, and
-/// `metadata` (``RecordingMetadata``) when it wrote what it captured.
+/// `metadata` (``RecordingMetadata``) when it wrote what it captured, and `coverage`
+/// (``RecordingCoverage``) when the source was measured only part of the time.
 extension RecordingReport: Codable {
     enum CodingKeys: String, CodingKey {
-        case motion, segments, inferredRefreshRate, toolFigures, metadata
+        case motion, segments, inferredRefreshRate, toolFigures, metadata, coverage
     }
 
     /// Encodes the whole report's keys, then `motion` and `segments`.
@@ -17,6 +18,7 @@ extension RecordingReport: Codable {
         try container.encodeIfPresent(inferredRefreshRate, forKey: .inferredRefreshRate)
         if !toolFigures.isEmpty { try container.encode(toolFigures, forKey: .toolFigures) }
         if !metadata.isEmpty { try container.encode(metadata, forKey: .metadata) }
+        try container.encodeIfPresent(coverage, forKey: .coverage)
     }
 
     /// Decodes a report written by ``encode(to:)``. Without `segments`, `motion` is
@@ -37,6 +39,7 @@ extension RecordingReport: Codable {
         inferredRefreshRate = try container.decodeIfPresent(Double.self, forKey: .inferredRefreshRate)
         toolFigures = try container.decodeIfPresent([ToolFigure].self, forKey: .toolFigures) ?? []
         metadata = try container.decodeIfPresent([RecordingMetadata].self, forKey: .metadata) ?? []
+        coverage = try container.decodeIfPresent(RecordingCoverage.self, forKey: .coverage)
     }
 }
 

@@ -19,6 +19,9 @@ public struct RecordingReport: Sendable, Hashable {
     /// What the recording's tool wrote about the capture, in file order (CapFrameX's
     /// `//GameName=re2.exe` lines: the game, GPU, CPU and driver); empty otherwise.
     public var metadata: [RecordingMetadata] = []
+    /// How much of the recording was measured, for a recording in which the source paused
+    /// (a web page idle between gestures); `nil` otherwise.
+    public var coverage: RecordingCoverage?
 
     /// Creates a report; `motion` is the merge of `segments`.
     public init(whole: FrameReport, segments: [SegmentReport] = []) {
@@ -58,6 +61,31 @@ public struct RecordingReport: Sendable, Hashable {
         result.merge(other)
         return result
     }
+}
+
+/// How much of a recording its report measured: a Chrome trace's renderer is measured only
+/// while it draws, and a ratio over a few tenths of a second says little.
+///
+/// Encoded `{"traceSeconds": 2.233, "measuredSeconds": 0.25}`.
+public struct RecordingCoverage: Sendable, Hashable, Codable {
+    /// The source's part of the recording, first to last vsync, in seconds.
+    public var traceSeconds: Double
+    /// The time the report's frames cover (``FrameReport/duration`` plus
+    /// ``FrameReport/firstDuration``), in seconds.
+    public var measuredSeconds: Double
+
+    /// Below this many measured seconds a ratio (``Metric/hitchRatio``, ``Metric/hangRate``)
+    /// is withheld: one hitch over a quarter of a second reads as hundreds of ms per s.
+    public static let minimumSecondsForRatios = 1.0
+
+    /// Creates a coverage.
+    public init(traceSeconds: Double, measuredSeconds: Double) {
+        self.traceSeconds = traceSeconds
+        self.measuredSeconds = measuredSeconds
+    }
+
+    /// Whether so little was measured that ratios are withheld.
+    public var withholdsRatios: Bool { measuredSeconds < Self.minimumSecondsForRatios }
 }
 
 /// One thing a recording's tool wrote about the capture (`GPU` = `NVIDIA GeForce RTX 2080`),

@@ -15,6 +15,7 @@ struct StreamAnalysis {
     private var waiting: [TraceEvent] = []
     private var firstWaitingLine = 0
     private var toolFigures: [ToolFigure] = []
+    private var span: Double?
     /// Ticks taken, to choose among sources.
     private(set) var ticks = 0
     /// Frames the source wanted shown and did not show (``TraceEvent/missed``), to choose
@@ -89,6 +90,9 @@ struct StreamAnalysis {
         var report = analyzer.report()
         report.inferredRefreshRate = inferred
         report.toolFigures = toolFigures
+        if let span {
+            report.coverage = RecordingCoverage(traceSeconds: span, measuredSeconds: report.whole.duration + report.whole.firstDuration)
+        }
         return report
     }
 
@@ -128,7 +132,7 @@ struct StreamAnalysis {
             if refreshRateOverride == nil { refreshInterval = 1 / hz }
         case let .segment(label):
             if let label { analyzer.beginSegment(label) } else { analyzer.endSegment() }
-        case let .tick(tick):
+        case let .tick(tick), let .runEdge(tick):
             analyzer.recordTick(timestamp: tick.timestamp, targetTimestamp: tick.targetTimestamp, refreshInterval: refreshInterval)
         case let .frames(duration, count):
             analyzer.recordFrames(duration: duration, count: count, refreshInterval: knownInterval())
@@ -139,6 +143,8 @@ struct StreamAnalysis {
             toolFigures.append(figure)
         case .idle:
             analyzer.skipIdleGap()
+        case let .span(seconds):
+            span = seconds
         case .source, .missed, .metadata:
             break
         }

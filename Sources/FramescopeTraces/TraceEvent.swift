@@ -10,6 +10,10 @@ public enum TraceEvent: Sendable, Hashable {
     case segment(String?)
     /// One display tick.
     case tick(FrameTick)
+    /// A tick at a vsync that showed no new frame but bounds a run of dropped ones (Chrome:
+    /// one refresh before jank that ends an idle spell, the idle vsync right after a drop):
+    /// measured as a tick, not counted among the frames a source showed.
+    case runEdge(FrameTick)
     /// `count` frames of `duration` seconds whose times are unknown: a bucket of another
     /// tool's frame-time histogram (``FrameAnalyzer/recordFrames(duration:count:refreshInterval:)``).
     case frames(duration: Double, count: Int)
@@ -24,6 +28,10 @@ public enum TraceEvent: Sendable, Hashable {
     /// What the recording's tool wrote about the capture, before its data (CapFrameX's
     /// `//GameName=re2.exe`): kept in the report (``RecordingReport/metadata``).
     case metadata(key: String, value: String)
+    /// The source's part of the recording lasted this long, in seconds (a Chrome renderer's
+    /// first to last vsync): the report says how much of it was measured
+    /// (``RecordingReport/coverage``).
+    case span(Double)
     /// The source wanted a frame shown here and none was: a present that never reached the
     /// screen (PresentMon), a vsync whose frame was dropped (Chrome). It counts only to choose
     /// among sources (a source is ranked by the frames it wanted); the ticks around it measure

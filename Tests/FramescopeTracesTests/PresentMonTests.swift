@@ -201,8 +201,9 @@ struct PresentMonTests {
         let forced = try TraceReader(file: "capture.csv").analyze(from: &source, format: .presentMon)
         #expect(forced == report)
         // The JSON report carries them in order.
-        let json = String(decoding: try JSONEncoder().encode(report), as: UTF8.self)
-        #expect(json.contains(#""metadata":[{"key":"GameName","value":"re2.exe"}"#))
+        let json = try JSONSerialization.jsonObject(with: try JSONEncoder().encode(report)) as? [String: Any]
+        let metadata = json?["metadata"] as? [[String: String]]
+        #expect(metadata?.count == 17 && metadata?.first == ["key": "GameName", "value": "re2.exe"])
     }
 
     @Test("A '//' line that is not key=value, or too many of them (then only --input-format presentmon reads past detection), is refused naming the line", arguments: [

@@ -25,6 +25,8 @@ struct ChromeFrames {
         var processID: Int
         var line: Int32
         var kind: Kind
+        /// A reporter Chrome forked for the main thread's update (`frame_type: "FORKED"`).
+        var forked = false
     }
 
     private var records: [Record] = []
@@ -71,7 +73,7 @@ struct ChromeFrames {
         guard records.count < ChromeTraceReader.maximumRecords else {
             throw refuse(line, "more than \(ChromeTraceReader.maximumRecords) frame events; split the trace")
         }
-        records.append(Record(time: ts / 1e6, processID: pid, line: Int32(clamping: line), kind: kind))
+        records.append(Record(time: ts / 1e6, processID: pid, line: Int32(clamping: line), kind: kind, forked: event.frameType == "FORKED"))
     }
 
     /// Hands on each process's events in time order, and its counts as Chrome's figures.
@@ -93,70 +95,167 @@ struct ChromeFrames {
         }
     }
 
+    /// One vsync of a process: what its events at one time say, strongest first
+    /// (presented, dropped, idle, a stop), or only that a `BeginFrame` came (`nil`).
+    private struct Vsync {
+        var time: Double
+        var line: Int
+        var kind: Kind?
+        var begins = false
+    }
+
+    /// How many refreshes apart two vsyncs that wanted a frame may be, with idle vsyncs or
+    /// stops between, and still be content at a lower cadence: a quarter of the refresh rate
+    /// (15 fps at 60 Hz, 30 fps at 120 Hz), half a refresh allowed for jitter. A page that
+    /// draws every other vsync (60 fps content on a 120 Hz display, a 30 fps video or timer)
+    /// leaves idle vsyncs, and even stops (`needsBeginFrame` 0 for one vsync, recorded from a
+    /// `setInterval` page), between its frames; a longer spell is a page with nothing to draw.
+    static let slowestCadenceRefreshes = 4.5
+
     private func emit(_ pid: Int, _ events: [Record], _ handle: (TraceEvent, _ line: Int) throws(TraceError) -> Void) throws(TraceError) {
         let firstLine = Int(events.first?.line ?? 1)
         // Without BeginFrame events to give the cadence, the median interval between frames
         // stands for it (a page draws in bursts, so twenty steady intervals may never come).
         let name = names[pid] ?? "pid \(pid)"
         try handle(.source(TraceSource(application: name, processID: pid, variableCadence: true, role: Self.role(of: name))), firstLine)
-        if let hz = Self.refreshRate(events) { try handle(.refreshRate(hz), firstLine) }
+        let hz = Self.refreshRate(events)
+        if let hz { try handle(.refreshRate(hz), firstLine) }
         let reporters = events.contains { $0.kind == .presented || $0.kind == .partial || $0.kind == .dropped || $0.kind == .idle }
-        var counts: [Kind: Int] = [:]
-        var paused = true
-        var index = 0
-        while index < events.count {
-            // One vsync: the events of one kind family at one time.
-            let time = events[index].time
-            var vsync: Kind?
-            var line = Int(events[index].line)
-            while index < events.count, events[index].time == time {
-                let kind = events[index].kind
-                line = Int(events[index].line)
-                index += 1
-                counts[kind, default: 0] += 1
-                switch kind {
-                case .presented, .partial:
-                    vsync = .presented
-                case .draw where !reporters:
-                    vsync = .presented
-                case .dropped:
-                    if vsync != .presented { vsync = .dropped }
-                case .droppedInstant where !reporters:
-                    if vsync != .presented { vsync = .dropped }
-                case .idle:
-                    if vsync == nil { vsync = .idle }
-                case .stopped:
-                    if vsync == nil { vsync = .stopped }
-                default:
-                    break
-                }
-            }
-            switch vsync {
-            case .presented?:
-                try handle(.tick(FrameTick(timestamp: time, targetTimestamp: nil)), line)
-                paused = false
-            case .dropped?:
-                try handle(.missed, line)
-            case .idle?, .stopped?:
-                if !paused { try handle(.idle, line) }
-                paused = true
-            default:
-                break
-            }
+        let (vsyncs, counts) = Self.vsyncs(events, reporters: reporters)
+        try measure(vsyncs, period: hz.map { 1 / $0 }, reporters: reporters, handle)
+        if let first = vsyncs.first(where: { $0.kind != .stopped }), let last = vsyncs.last(where: { $0.kind != .stopped }), last.time > first.time {
+            try handle(.span(last.time - first.time), last.line)
         }
         let lastLine = Int(events.last?.line ?? 1)
-        func figure(_ label: String, _ kinds: [Kind], _ metrics: [Metric]) throws(TraceError) {
-            let value = kinds.reduce(0) { $0 + (counts[$1] ?? 0) }
-            try handle(.toolFigure(ToolFigure(tool: "Chrome", label: label, value: Double(value), unit: "frames", metrics: metrics)), lastLine)
+        func figure(_ label: String, _ value: Int, unit: String, _ metrics: [Metric]) throws(TraceError) {
+            try handle(.toolFigure(ToolFigure(tool: "Chrome", label: label, value: Double(value), unit: unit, metrics: metrics)), lastLine)
         }
+        func vsyncCount(_ kind: Kind) -> Int { vsyncs.reduce(0) { $0 + ($1.kind == kind ? 1 : 0) } }
         if reporters {
-            try figure("Presented (PipelineReporter)", [.presented, .partial], [.frames])
-            try figure("of which partly presented", [.partial], [])
-            try figure("Dropped (PipelineReporter)", [.dropped], [.droppedFrames])
-            try figure("No update desired", [.idle], [])
+            // One frame per vsync: a vsync may carry two reporters (the compositor's and a
+            // forked one for the main thread's update), which Chrome counts apart.
+            try figure("Presented frames (vsyncs)", vsyncCount(.presented), unit: "frames", [.frames])
+            try figure("Dropped frames (vsyncs)", vsyncCount(.dropped), unit: "frames", [.droppedFrames])
+            try figure("No update desired (vsyncs)", vsyncCount(.idle), unit: "frames", [])
+            try figure("Presented (PipelineReporter)", counts.presented, unit: "reporters", [])
+            try figure("of which partly presented", counts.partial, unit: "reporters", [])
+            try figure("Dropped (PipelineReporter)", counts.dropped, unit: "reporters", [])
+            try figure("No update desired (PipelineReporter)", counts.idle, unit: "reporters", [])
+            try figure("of which forked (main thread)", counts.forked, unit: "reporters", [])
         } else {
-            try figure("DrawFrame", [.draw], [.frames])
-            try figure("DroppedFrame", [.droppedInstant], [.droppedFrames])
+            try figure("DrawFrame", counts.draw, unit: "frames", [.frames])
+            try figure("DroppedFrame", counts.droppedInstant, unit: "frames", [.droppedFrames])
+        }
+    }
+
+    /// What reporters and instants a process has, by kind.
+    private struct Counts {
+        var presented = 0, partial = 0, dropped = 0, idle = 0, forked = 0, draw = 0, droppedInstant = 0
+    }
+
+    /// The process's events grouped by time into vsyncs, each with its strongest kind, and
+    /// the counts of its events.
+    private static func vsyncs(_ events: [Record], reporters: Bool) -> ([Vsync], Counts) {
+        var vsyncs: [Vsync] = []
+        var counts = Counts()
+        var index = 0
+        while index < events.count {
+            let time = events[index].time
+            var vsync = Vsync(time: time, line: Int(events[index].line), kind: nil)
+            while index < events.count, events[index].time == time {
+                let event = events[index]
+                vsync.line = Int(event.line)
+                index += 1
+                if event.forked { counts.forked += 1 }
+                switch event.kind {
+                case .presented, .partial:
+                    if event.kind == .presented { counts.presented += 1 } else { counts.partial += 1; counts.presented += 1 }
+                    vsync.kind = .presented
+                case .draw:
+                    counts.draw += 1
+                    if !reporters { vsync.kind = .presented }
+                case .dropped:
+                    counts.dropped += 1
+                    if vsync.kind != .presented { vsync.kind = .dropped }
+                case .droppedInstant:
+                    counts.droppedInstant += 1
+                    if !reporters, vsync.kind != .presented { vsync.kind = .dropped }
+                case .idle:
+                    counts.idle += 1
+                    if vsync.kind == nil || vsync.kind == .stopped { vsync.kind = .idle }
+                case .stopped:
+                    if vsync.kind == nil { vsync.kind = .stopped }
+                case .begin:
+                    vsync.begins = true
+                }
+            }
+            // Instants of a trace with reporters (DroppedFrame, DrawFrame) mark no vsync.
+            if vsync.kind != nil || vsync.begins { vsyncs.append(vsync) }
+        }
+        return (vsyncs, counts)
+    }
+
+    /// Turns vsyncs into ticks (docs/traces.md, "Idle is not a drop"):
+    ///
+    /// - a presented vsync is a tick; a dropped one makes none (the gap shows the drop) and
+    ///   is a ``TraceEvent/missed`` frame;
+    /// - idle vsyncs and stops between a presented vsync and the next presented one are
+    ///   content at a lower cadence when those are at most ``slowestCadenceRefreshes``
+    ///   refreshes apart: the first tick's target is the second, so no frame is dropped;
+    ///   idle vsyncs before a dropped vsync, a longer spell, or a spell without a
+    ///   `BeginFrame` in a trace that has them, pause measuring (``TraceEvent/idle``);
+    /// - a run of dropped vsyncs that an idle vsync ends closes with a tick at that vsync
+    ///   (the page wanted nothing more, so the dropped frame was the last it owed);
+    /// - after a pause (and at the start), measuring restarts at the first vsync that
+    ///   wanted a frame: when it dropped, a tick one refresh before it starts the run, so
+    ///   jank that ends an idle spell counts.
+    private func measure(_ vsyncs: [Vsync], period: Double?, reporters: Bool,
+                         _ handle: (TraceEvent, _ line: Int) throws(TraceError) -> Void) throws(TraceError) {
+        let wanting = vsyncs.indices.filter { vsyncs[$0].kind == .presented || vsyncs[$0].kind == .dropped }
+        let hasBegins = vsyncs.contains { $0.kind == nil }
+        var paused = true
+        for (position, index) in wanting.enumerated() {
+            let vsync = vsyncs[index]
+            let next = position + 1 < wanting.count ? wanting[position + 1] : nil
+            // What lies between this vsync and the next that wants a frame.
+            var idle: Int?
+            var begins = false
+            for between in (index + 1)..<(next ?? vsyncs.count) {
+                switch vsyncs[between].kind {
+                case .idle?, .stopped?: if idle == nil { idle = between }
+                case nil: begins = true
+                default: break
+                }
+            }
+            var cadence = false
+            var pauses = idle != nil
+            if let next, let period {
+                let gap = vsyncs[next].time - vsync.time
+                let short = gap <= Self.slowestCadenceRefreshes * period
+                // Only a presented frame can be the next of a lower cadence: jank after a short
+                // idle spell restarts the run at its first dropped vsync, so every drop counts.
+                cadence = idle != nil && short && vsyncs[next].kind == .presented
+                pauses = (idle != nil && !cadence) || (reporters && hasBegins && !begins && !short)
+            }
+            if vsync.kind == .presented {
+                let target = cadence ? next.map { vsyncs[$0].time } : nil
+                try handle(.tick(FrameTick(timestamp: vsync.time, targetTimestamp: target)), vsync.line)
+            } else {
+                if paused, let period {
+                    // Jank right after idle: start one refresh before the first dropped vsync.
+                    try handle(.runEdge(FrameTick(timestamp: vsync.time - period, targetTimestamp: vsync.time)), vsync.line)
+                }
+                try handle(.missed, vsync.line)
+                if let period, index + 1 < vsyncs.count, vsyncs[index + 1].kind == .idle, vsyncs[index + 1].time - vsync.time <= 1.5 * period {
+                    // The vsync right after the drop wanted nothing: the run ends there.
+                    try handle(.runEdge(FrameTick(timestamp: vsyncs[index + 1].time, targetTimestamp: nil)), vsyncs[index + 1].line)
+                }
+            }
+            paused = false
+            if pauses {
+                try handle(.idle, idle.map { vsyncs[$0].line } ?? vsync.line)
+                paused = true
+            }
         }
     }
 

@@ -134,8 +134,8 @@ struct ChromeTraceReader {
             let key = try lexer.matchString(&source, among: Self.argumentKeys)
             try lexer.expect(UInt8(ascii: ":"), &source, "':' after a key")
             switch key {
-            case 0, 1: event.state = try member("state", &lexer, &source)
-            case 2: event.needsBeginFrame = try member("needsBeginFrame", &lexer, &source)
+            case 0, 1: (event.state, event.frameType) = try members("state", "frame_type", &lexer, &source)
+            case 2: event.needsBeginFrame = try members("needsBeginFrame", nil, &lexer, &source).0
             case 3:
                 try lexer.skipWhitespace(&source)
                 if try lexer.peekByte(&source) == UInt8(ascii: "\"") { event.argumentName = try lexer.string(&source) } else { try lexer.skipValue(&source) }
@@ -144,30 +144,38 @@ struct ChromeTraceReader {
         } while try lexer.separator(closing: UInt8(ascii: "}"), &source)
     }
 
-    /// The value of `wanted` in the object that comes next, as text (a string's content or
-    /// a number's or literal's spelling); nil when it is missing or is not an object.
-    private func member<Source: ByteSource>(_ wanted: String, _ lexer: inout JSONStreamLexer<TraceError>, _ source: inout Source) throws(TraceError) -> String? {
+    /// The values of `wanted` and `also` in the object that comes next, as text (a string's
+    /// content, or for a number or literal "0" when it is zero or false, else "1"); nil when
+    /// missing or when the value is not an object.
+    private func members<Source: ByteSource>(_ wanted: String, _ also: String?, _ lexer: inout JSONStreamLexer<TraceError>,
+                                             _ source: inout Source) throws(TraceError) -> (String?, String?) {
         try lexer.skipWhitespace(&source)
-        guard try lexer.peekByte(&source) == UInt8(ascii: "{") else { try lexer.skipValue(&source); return nil }
+        guard try lexer.peekByte(&source) == UInt8(ascii: "{") else { try lexer.skipValue(&source); return (nil, nil) }
         try lexer.expect(UInt8(ascii: "{"), &source, "'{'")
-        if try lexer.consumeIf(UInt8(ascii: "}"), &source) { return nil }
-        var found: String?
+        if try lexer.consumeIf(UInt8(ascii: "}"), &source) { return (nil, nil) }
+        var found: (String?, String?) = (nil, nil)
         repeat {
             let key = try lexer.string(&source)
             try lexer.expect(UInt8(ascii: ":"), &source, "':' after a key")
             try lexer.skipWhitespace(&source)
             let next = try lexer.peekByte(&source)
-            if key == wanted, next == UInt8(ascii: "\"") {
-                found = try lexer.string(&source)
-            } else if key == wanted, next == UInt8(ascii: "t") || next == UInt8(ascii: "f") {
-                found = next == UInt8(ascii: "t") ? "1" : "0"
+            guard key == wanted || key == also else {
                 try lexer.skipValue(&source)
-            } else if key == wanted, let next, next &- 0x30 < 10 || next == UInt8(ascii: "-") {
+                continue
+            }
+            var value: String?
+            if next == UInt8(ascii: "\"") {
+                value = String(try lexer.string(&source).prefix(64))
+            } else if next == UInt8(ascii: "t") || next == UInt8(ascii: "f") {
+                value = next == UInt8(ascii: "t") ? "1" : "0"
+                try lexer.skipValue(&source)
+            } else if let next, next &- 0x30 < 10 || next == UInt8(ascii: "-") {
                 let number = try lexer.number(&source, parse: parseDouble)
-                found = number == 0 ? "0" : "1"
+                value = number == 0 ? "0" : "1"
             } else {
                 try lexer.skipValue(&source)
             }
+            if key == wanted { found.0 = value } else { found.1 = value }
         } while try lexer.separator(closing: UInt8(ascii: "}"), &source)
         return found
     }
@@ -202,6 +210,9 @@ struct ChromeEvent {
     var processID: Int?
     /// `args.chrome_frame_reporter.state`.
     var state: String?
+    /// `args.chrome_frame_reporter.frame_type` (`FORKED` for a main-thread reporter forked
+    /// from the compositor's).
+    var frameType: String?
     /// `args.data.needsBeginFrame`, as "0" or "1".
     var needsBeginFrame: String?
     /// `args.name`: a metadata event's process name.
