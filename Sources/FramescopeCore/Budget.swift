@@ -75,16 +75,22 @@ public struct Budget: Sendable, Hashable {
     /// Every limit `report` breaks, recording first, then motion, then segments in order.
     public func violations(of report: RecordingReport) -> [BudgetViolation] {
         var found: [BudgetViolation] = []
-        func check(_ limits: [Limit], _ scope: BudgetViolation.Scope, _ frames: FrameReport) {
+        func check(_ limits: [Limit], _ scope: BudgetViolation.Scope, _ frames: FrameReport, whole: Bool = false) {
             for limit in limits {
+                // A ratio over a few tenths of a second of a trace is withheld, and a limit
+                // on it is not met: a budget passed on nothing is the failure to prevent.
+                if whole, let reason = report.coverage?.withholding(limit.metric) {
+                    found.append(BudgetViolation(scope: scope, limit: limit, actual: nil, withheld: reason))
+                    continue
+                }
                 let actual = limit.metric.value(in: frames)
                 if !limit.isMet(by: actual) { found.append(BudgetViolation(scope: scope, limit: limit, actual: actual)) }
             }
         }
-        check(recording, .recording, report.whole)
-        check(motion, .motion, report.motion ?? report.whole)
+        check(recording, .recording, report.whole, whole: true)
+        check(motion, .motion, report.motion ?? report.whole, whole: report.motion == nil)
         if report.segments.isEmpty {
-            check(eachSegment, .recording, report.whole)
+            check(eachSegment, .recording, report.whole, whole: true)
         } else {
             let labels = report.segments.map(\.label)
             for (index, segment) in report.segments.enumerated() {
@@ -122,14 +128,17 @@ public struct BudgetViolation: Sendable, Hashable, CustomStringConvertible {
     public var scope: Scope
     /// The limit broken.
     public var limit: Budget.Limit
-    /// The value measured; `nil` when there was no data to measure it.
+    /// The value measured; `nil` when there was no data to measure it or it was withheld.
     public var actual: Double?
+    /// Why the value was withheld (``RecordingCoverage/withholding(_:)``), or `nil`.
+    public var withheld: String?
 
     /// Creates a violation.
-    public init(scope: Scope, limit: Budget.Limit, actual: Double?) {
+    public init(scope: Scope, limit: Budget.Limit, actual: Double?, withheld: String? = nil) {
         self.scope = scope
         self.limit = limit
         self.actual = actual
+        self.withheld = withheld
     }
 
     /// "scroll 3: 4 drop events, budget allows 3".
@@ -139,6 +148,9 @@ public struct BudgetViolation: Sendable, Hashable, CustomStringConvertible {
         switch limit.bound {
         case .max: allowance = "budget allows \(metric.format(limit.value))"
         case .min: allowance = "budget requires at least \(metric.format(limit.value))"
+        }
+        if let withheld {
+            return "\(scope.name): \(metric.displayName) withheld (\(withheld)), \(allowance)"
         }
         guard let actual else {
             return "\(scope.name): no data for \(metric.displayName), \(allowance)"

@@ -84,8 +84,27 @@ public struct RecordingCoverage: Sendable, Hashable, Codable {
         self.measuredSeconds = measuredSeconds
     }
 
+    /// The figures per unit of time, withheld over a short measured span.
+    public static let ratios: [Metric] = [.hitchRatio, .hangRate]
+
     /// Whether so little was measured that ratios are withheld.
     public var withholdsRatios: Bool { measuredSeconds < Self.minimumSecondsForRatios }
+
+    /// Why `metric` is withheld (`only 0.25 s of 2.27 s measured; a ratio needs 1 s`), or
+    /// `nil` when it is not.
+    public func withholding(_ metric: Metric) -> String? {
+        guard withholdsRatios, Self.ratios.contains(metric) else { return nil }
+        return "only \(Self.seconds(measuredSeconds)) of \(Self.seconds(traceSeconds)) measured; a ratio needs \(Self.seconds(Self.minimumSecondsForRatios))"
+    }
+
+    /// Seconds with two decimals, or none when whole (`0.25 s`, `1 s`).
+    static func seconds(_ value: Double) -> String {
+        let hundredths = (value * 100).rounded()
+        guard hundredths.isFinite, abs(hundredths) < 1e15 else { return "\(value) s" }
+        let whole = Int(hundredths) / 100
+        let fraction = abs(Int(hundredths)) % 100
+        return fraction == 0 ? "\(whole) s" : "\(whole).\(fraction < 10 ? "0" : "")\(fraction) s"
+    }
 }
 
 /// One thing a recording's tool wrote about the capture (`GPU` = `NVIDIA GeForce RTX 2080`),

@@ -91,7 +91,11 @@ struct StreamAnalysis {
         report.inferredRefreshRate = inferred
         report.toolFigures = toolFigures
         if let span {
-            report.coverage = RecordingCoverage(traceSeconds: span, measuredSeconds: report.whole.duration + report.whole.firstDuration)
+            let coverage = RecordingCoverage(traceSeconds: span, measuredSeconds: report.whole.duration + report.whole.firstDuration)
+            report.coverage = coverage
+            if let reason = coverage.withholding(.hitchRatio), !notes.contains(where: { $0.hasPrefix("hitchRatio and hangRate withheld") }) {
+                notes.append("hitchRatio and hangRate withheld: \(reason) (the source drew nothing the rest of the time); a budget on them fails")
+            }
         }
         return report
     }

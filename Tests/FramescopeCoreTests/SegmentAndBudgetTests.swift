@@ -116,4 +116,17 @@ struct SegmentAndBudgetTests {
         let violations = Budget(eachSegment: [.max(.maxDroppedFrames, 2)]).violations(of: analyzer.report())
         #expect(violations.map(\.description) == ["scroll #2: 3 frames dropped at once, budget allows 2"])
     }
+
+    @Test("A ratio over less than a second measured is withheld: a budget on it fails saying why; other limits are checked as usual")
+    func withheldRatio() throws {
+        var report = analyze(ticks(steadyTimestamps(hz: 60, count: 16), hz: 60))
+        report.coverage = RecordingCoverage(traceSeconds: 2.27, measuredSeconds: 0.25)
+        let budget = Budget(recording: [Budget.Limit(metric: .hitchRatio, bound: .max, value: 1000), Budget.Limit(metric: .droppedFrames, bound: .max, value: 5)])
+        let violations = budget.violations(of: report)
+        #expect(violations.count == 1)
+        #expect(violations.first?.withheld == "only 0.25 s of 2.27 s measured; a ratio needs 1 s")
+        #expect(violations.first?.description.hasPrefix("recording: hitch ratio withheld (only 0.25 s") == true, "\(violations)")
+        report.coverage = RecordingCoverage(traceSeconds: 2.27, measuredSeconds: 1.5)
+        #expect(budget.violations(of: report).isEmpty)
+    }
 }

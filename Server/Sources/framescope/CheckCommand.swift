@@ -119,8 +119,10 @@ struct ViolationRecord: Encodable {
     var bound: String
     /// The budget's bound, in the metric's JSON unit.
     var limit: Double
-    /// The value measured; `null` when there was no data.
+    /// The value measured; `null` when there was no data or it was withheld.
     var actual: Double?
+    /// Why the value was withheld (too little of a trace measured for a ratio), when it was.
+    var withheld: String?
     /// The table format's line for it: `scroll 3: 4 drop events, budget allows 3`.
     var message: String
 
@@ -132,6 +134,7 @@ struct ViolationRecord: Encodable {
         bound = violation.limit.bound.rawValue
         limit = violation.limit.value
         actual = violation.actual
+        withheld = violation.withheld
         message = violation.description
     }
 }

@@ -31,11 +31,14 @@ func cell(_ metric: Metric, _ report: FrameReport?) -> String {
 func renderReport(_ report: RecordingReport) -> String {
     var table = TextTable(header: report.motion == nil ? ["metric", "recording"] : ["metric", "recording", "motion"])
     for metric in tableMetrics {
-        var row = [metric.rawValue, cell(metric, report.whole)]
+        var row = [metric.rawValue, report.coverage?.withholding(metric) == nil ? cell(metric, report.whole) : "— (withheld)"]
         if report.motion != nil { row.append(cell(metric, report.motion)) }
         table.rows.append(row)
     }
     table.rows.append(["refreshRates", refreshRatesText(report.whole)] + (report.motion.map { [refreshRatesText($0)] } ?? []))
+    if let coverage = report.coverage {
+        table.rows.append(["measured", "\(formatToolValue(coverage.measuredSeconds)) s of \(formatToolValue(coverage.traceSeconds)) s"] + (report.motion == nil ? [] : ["—"]))
+    }
     var text = table.render()
     if !report.toolFigures.isEmpty { text += "\n\n" + renderToolFigures(report) }
     if !report.metadata.isEmpty {

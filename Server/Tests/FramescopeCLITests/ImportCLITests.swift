@@ -111,4 +111,22 @@ struct ImportCLITests {
         #expect(refused.exitCode == 65)
         #expect(refused.stderr.contains("unknown column '//foo=bar'") && refused.stderr.contains("not PresentMon") && refused.stderr.contains("choose one with --input-format"), "\(refused.stderr)")
     }
+
+    @Test("Chrome user-timing: 0.25 s measured of 2.27 s, so the table withholds the ratios and says how much was measured, and a hitchRatio budget fails saying why; droppedFrames agrees with Chrome's per-vsync count")
+    func chromeCoverage() throws {
+        let path = Self.corpus.appendingPathComponent("chrome-trace/lighthouse_user-timing_pipelinereporter.json").path
+        let result = try CLI.run(["analyze", path])
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        #expect(result.stdout.range(of: #"hitchRatio +— \(withheld\)"#, options: .regularExpression) != nil, "\(result.stdout)")
+        #expect(result.stdout.range(of: #"measured +0\.25 s of 2\.27 s"#, options: .regularExpression) != nil)
+        #expect(result.stdout.range(of: #"Dropped frames \(vsyncs\) +9 frames +droppedFrames 9"#, options: .regularExpression) != nil)
+        #expect(result.stderr.contains("hitchRatio and hangRate withheld: only 0.25 s of 2.27 s measured; a ratio needs 1 s"), "\(result.stderr)")
+        let directory = try TemporaryDirectory()
+        let budget = try directory.file("budget.json", #"{"recording": {"hitchRatio": {"max": 1000}, "droppedFrames": {"max": 20}}}"#)
+        let check = try CLI.run(["check", "--budget", budget, path])
+        #expect(check.exitCode == 1, "\(check.stdout)\(check.stderr)")
+        #expect(check.stdout.contains("recording: hitch ratio withheld (only 0.25 s of 2.27 s measured; a ratio needs 1 s), budget allows"), "\(check.stdout)")
+        let json = try CLI.run(["check", "--format", "json", "--budget", budget, path])
+        #expect(json.stdout.contains(#""withheld""#))
+    }
 }
