@@ -89,7 +89,7 @@ extension ClickHouseStore {
         let condition = "kind = \(Self.quote("metrickit")) AND deleted = 0 AND visitParamExtractFloat(body, 'end') < \(Self.number(cutoff))"
         let old = try await count("control", where: condition)
         guard old > 0 else { return 0 }
-        try await mutate("control", "DELETE WHERE \(condition)")
+        try await deleteRows("control", where: condition)
         return old
     }
 

@@ -112,34 +112,40 @@ extension ClickHouseStore {
         let left = try await count("events", where: condition)
         guard left > 0, deleted < limit else { return deleted }
         if left <= limit - deleted {
-            try await mutate("events", "DELETE WHERE \(condition)")
+            try await deleteRows("events", where: condition)
             return deleted + left
         }
         let oldest = try await client.rows("SELECT event_id FROM events WHERE \(condition) ORDER BY started_at, event_id LIMIT \(limit - deleted)").compactMap(\.first)
         // Lists of at most 1000 ids: a statement stays far below max_query_size (256 KiB).
         for chunk in stride(from: 0, to: oldest.count, by: 1000) {
-            try await mutate("events", "DELETE WHERE \(condition) AND event_id IN (\(oldest[chunk..<min(chunk + 1000, oldest.count)].joined(separator: ",")))")
+            try await deleteRows("events", where: "\(condition) AND event_id IN (\(oldest[chunk..<min(chunk + 1000, oldest.count)].joined(separator: ",")))")
         }
         return deleted + oldest.count
     }
 
-    /// Runs `ALTER TABLE table … command` (on every shard's local table on a cluster) and
-    /// waits until the table's mutations are done on every shard (`cluster(name,
-    /// system.mutations)`; on one server its own), up to 60 s. Rows inserted after the
-    /// mutation was submitted are not touched by it.
+    /// Deletes `table`'s rows matching `condition` with `ALTER TABLE … DELETE` (on every
+    /// shard's local table on a cluster) and waits, up to 60 s, until no mutation of the
+    /// table is pending on any shard (`cluster(name, system.mutations)`; on one server its
+    /// own) and no row matches any more. Rows inserted after the mutation was submitted are
+    /// not touched by it: when only such rows are left at the end, it returns.
     ///
     /// Waiting only on the server asked left a window on a cluster in which the other shard
     /// still held the deleted rows, and a re-ingest right after a prune read them as seen.
-    func mutate(_ table: String, _ command: String) async throws {
-        try await client.execute("ALTER TABLE \(topology.database).\(table)\(topology.localSuffix)\(topology.onCluster) \(command)",
+    /// Waiting on `system.mutations` alone left another: a replicated table lists a mutation
+    /// only once it has pulled it from ZooKeeper, which on a loaded machine came after the
+    /// first check found nothing pending (a retention test on two shards counted rows twice).
+    func deleteRows(_ table: String, where condition: String) async throws {
+        try await client.execute("ALTER TABLE \(topology.database).\(table)\(topology.localSuffix)\(topology.onCluster) DELETE WHERE \(condition)",
                                  timeout: ClickHouseClient.schemaTimeout)
         let mutations = topology.cluster.map { "cluster(\(Self.quote($0)), system.mutations)" } ?? "system.mutations"
         let pending = "SELECT count() FROM \(mutations) WHERE database = \(Self.quote(topology.database)) AND table = \(Self.quote(table + topology.localSuffix)) AND is_done = 0"
+        var settled = false
         for _ in 0..<600 {
-            if try await client.rows(pending).first?.first == "0" { return }
+            settled = try await client.rows(pending).first?.first == "0"
+            if settled, try await count(table, where: condition) == 0 { return }
             try await Task.sleep(for: .milliseconds(100))
         }
-        throw ClickHouseError.server(code: 0, message: "a mutation of \(table) did not finish within 60 s")
+        guard settled else { throw ClickHouseError.server(code: 0, message: "a mutation of \(table) did not finish within 60 s") }
     }
 
     /// Forgets at most `limit` ledger entries received before `cutoff` (oldest first) and the
@@ -153,16 +159,16 @@ extension ClickHouseStore {
             let oldest = try await client.rows("SELECT app_id, batch_id FROM batches WHERE \(ledger) ORDER BY received_at LIMIT \(max(0, limit))").filter { $0.count == 2 }
             for chunk in stride(from: 0, to: oldest.count, by: 1000) {
                 let pairs = oldest[chunk..<min(chunk + 1000, oldest.count)].map { "(\(Self.quote($0[0])), \(Self.quote($0[1])))" }.joined(separator: ", ")
-                try await mutate("batches", "DELETE WHERE \(ledger) AND (app_id, batch_id) IN (\(pairs))")
+                try await deleteRows("batches", where: "\(ledger) AND (app_id, batch_id) IN (\(pairs))")
             }
             forgotten = oldest.count
         } else if forgotten > 0 {
-            try await mutate("batches", "DELETE WHERE \(ledger)")
+            try await deleteRows("batches", where: ledger)
         }
         let day = Int64(max(0, min(cutoff, 4_294_967_295)) / 86_400) * 86_400
         let days = "day < \(day)"
         if try await count("dimension_values", where: days) > 0 {
-            try await mutate("dimension_values", "DELETE WHERE \(days)")
+            try await deleteRows("dimension_values", where: days)
         }
         return forgotten
     }
