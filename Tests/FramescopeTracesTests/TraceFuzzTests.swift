@@ -80,9 +80,9 @@ struct TraceFuzzTests {
         }
     }
 
-    static func run(_ format: TraceFormat, files: [String], defaultInputs: Int) throws {
+    static func run(_ format: TraceFormat, files: [String], derived: [[UInt8]] = [], defaultInputs: Int) throws {
         var random = SeededGenerator(seed: seed)
-        var seeds = try files.map { Array(try Data(contentsOf: corpus.appendingPathComponent($0))) }
+        var seeds = try files.map { Array(try Data(contentsOf: corpus.appendingPathComponent($0))) } + derived
         let started = Date()
         var inputs = 0
         var accepted = 0
@@ -93,7 +93,7 @@ struct TraceFuzzTests {
             // Half detected from the content, half forced: a forced format meets anything.
             if exercise(input, format: Bool.random(using: &random) ? format : nil, chunk: chunk) { accepted += 1 }
             inputs += 1
-            if inputs % 64 == 0 && input.count < 64 << 10 { seeds.append(input); if seeds.count > 128 { seeds.remove(at: files.count) } }
+            if inputs % 64 == 0 && input.count < 64 << 10 { seeds.append(input); if seeds.count > 128 { seeds.remove(at: files.count + derived.count) } }
         }
         print("fuzz \(format.rawValue): \(inputs) inputs in \(Int(Date().timeIntervalSince(started))) s, \(accepted) accepted, seed \(seed), no crash")
     }
@@ -130,6 +130,10 @@ struct TraceFuzzTests {
             "presentmon/presentmon-2.x-v1metrics_test_case_2.csv",
             "presentmon/presentmon-2.x-v2metrics_test_case_2.csv",
             "presentmon/presentmon-2.x_test_case_2.csv",
+        ], derived: [
+            // A CapFrameX capture: its //key=value description before the 1.5 layout.
+            Array((PresentMonTests.capFrameXHeader.joined(separator: "\r\n") + "\r\n").utf8)
+                + Array(try Data(contentsOf: Self.corpus.appendingPathComponent("presentmon/presentmon-1.5_test_case_2.csv"))),
         ], defaultInputs: 1_500)
     }
 

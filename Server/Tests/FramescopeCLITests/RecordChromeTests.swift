@@ -32,6 +32,16 @@ struct RecordChromeTests {
         #expect(plain.stderr.contains("scrolled \(script == "steady" ? 6000 : 11000) of"), "\(plain.stderr)")
         #expect(heavyDropped > plainDropped, "heavy \(heavyDropped) dropped frames, plain \(plainDropped)")
         #expect(heavyRatio > plainRatio, "heavy \(heavyRatio) ms/s, plain \(plainRatio) ms/s")
+        // One frame count per stream: Chrome's presented vsyncs (its figure, in frames) are
+        // the frames stderr says were shown; forked reporters are counted apart, as reporters.
+        for recorded in [plain, heavy] {
+            let figures = recorded.report["toolFigures"] as? [[String: Any]] ?? []
+            func figure(_ label: String) -> Int? { (figures.first { $0["label"] as? String == label }?["value"] as? Double).map { Int($0) } }
+            let presented = try #require(figure("Presented frames (vsyncs)"), "\(figures)")
+            #expect(recorded.stderr.contains("frames \(presented) shown"), "\(recorded.stderr)")
+            #expect((figure("Presented (PipelineReporter)") ?? -1) >= presented)
+            #expect(figure("of which forked (main thread)") != nil)
+        }
         // The recording is a Chrome trace like any other: `check` reads it, and a budget
         // between the two pages' hitch ratios passes the plain page and fails the heavy one.
         // (How far apart they are depends on the machine and its load: the heavy page's
