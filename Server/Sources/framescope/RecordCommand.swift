@@ -27,7 +27,10 @@ struct RecordChromeCommand: AsyncParsableCommand {
             document) with the scroll script on the page's animation frames, and writes \
             the DevTools trace of the frame events to --output. Then prints the report of \
             that trace, as 'framescope analyze' would. 'framescope dataset messages --html' \
-            makes pages to scroll.
+            makes pages to scroll. With --watch SECONDS nothing scrolls: the page runs by \
+            itself (its window.framescopeStart() is called when the trace begins, if it \
+            defines one), for pages that animate on a timer, idle, or draw at a lower rate \
+            than the display.
             """
     )
 
@@ -39,6 +42,9 @@ struct RecordChromeCommand: AsyncParsableCommand {
 
     @Option(help: "A CSS selector of the element to scroll.")
     var selector: String?
+
+    @Option(help: ArgumentHelp("Record the page running by itself for this many seconds (0.5 to 60) instead of scrolling it.", valueName: "seconds"))
+    var watch: Double?
 
     @Option(help: ArgumentHelp("Where to write the Chrome JSON trace.", valueName: "file"))
     var output: String
@@ -55,8 +61,15 @@ struct RecordChromeCommand: AsyncParsableCommand {
         guard let browser = chromium ?? RecordChromeCommand.defaultChromium() else {
             throw CLIFailure(exitCode: CLIFailure.ioError, message: "no Chromium found on PATH (chromium, chromium-browser, google-chrome); install it or pass --chromium PATH")
         }
+        if let watch, !(0.5...60).contains(watch) {
+            throw ValidationError("--watch must be 0.5 to 60 seconds, not \(watch)")
+        }
+        if watch != nil, selector != nil {
+            throw ValidationError("--selector names the element to scroll; with --watch nothing scrolls")
+        }
         let page = Self.pageURL(url)
-        let recording = ChromeRecorder.Options(url: page, script: ScrollRamp(script), selector: selector, chromium: browser)
+        var recording = ChromeRecorder.Options(url: page, script: ScrollRamp(script), selector: selector, chromium: browser)
+        recording.watch = watch
         let summary: ChromeRecorder.Summary
         do {
             summary = try await ChromeRecorder().record(recording, to: output)
@@ -64,8 +77,12 @@ struct RecordChromeCommand: AsyncParsableCommand {
             throw CLIFailure(exitCode: CLIFailure.ioError, message: "record chrome \(url): \(error)")
         }
         let distance = ScrollRamp(script).distance
-        writeToStandardError("framescope: recorded \(page) in \(summary.browser): scrolled \(Int(summary.scrolled.rounded())) of \(Int(distance)) px on \(summary.animationFrames) animation frames; \(summary.traceBytes) bytes of trace in \(output)\n")
-        if summary.scrolled < 0.9 * distance {
+        if let watch {
+            writeToStandardError("framescope: recorded \(page) in \(summary.browser) running by itself for \(formatToolValue(watch)) s; \(summary.traceBytes) bytes of trace in \(output)\n")
+        } else {
+            writeToStandardError("framescope: recorded \(page) in \(summary.browser): scrolled \(Int(summary.scrolled.rounded())) of \(Int(distance)) px on \(summary.animationFrames) animation frames; \(summary.traceBytes) bytes of trace in \(output)\n")
+        }
+        if watch == nil, summary.scrolled < 0.9 * distance {
             writeToStandardError("framescope: the element could scroll only \(Int(summary.scrolled.rounded())) px of the script's \(Int(distance)): the frames after its end are idle\n")
         }
         let loaded = try ReportLoader(options: options).loadInput(output)

@@ -55,6 +55,38 @@ struct RecordChromeTests {
         #expect(passes.exitCode == 0, "\(passes.stdout)\(passes.stderr)")
     }
 
+    /// A page that moves a box from a 30 fps `setInterval` timer once `framescopeStart()` is
+    /// called: content at half the display's rate, whose renderer stops asking for frames
+    /// for a vsync between them (docs/traces.md, "Idle is not a drop, and not always a pause").
+    static let halfRatePage = """
+        <!doctype html><html><head><meta charset="utf-8"><style>body{margin:0}#box{position:absolute;top:100px;width:200px;height:200px;background:#939}</style></head>
+        <body><div id="box"></div><script>
+        let x = 0;
+        window.framescopeStart = () => setInterval(() => { x = (x + 8) % 1000; document.getElementById('box').style.transform = 'translateX(' + x + 'px)'; }, 33);
+        </script></body></html>
+        """
+
+    @Test("--watch records a page running by itself: a 30 fps timer page is measured as one animation at about 30 FPS, not as a few frames between pauses")
+    func watchHalfRate() throws {
+        let directory = try TemporaryDirectory()
+        let page = try directory.file("half-rate.html", Self.halfRatePage)
+        let trace = directory.url.appendingPathComponent("half-rate.json").path
+        let recorded = try CLI.run(["record", "chrome", page, "--watch", "3", "--output", trace, "--format", "json"])
+        #expect(recorded.exitCode == 0, "\(recorded.stderr)")
+        #expect(recorded.stderr.contains("running by itself for 3 s"), "\(recorded.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(recorded.stdout.utf8)) as? [String: Any] ?? [:]
+        let coverage = report["coverage"] as? [String: Double] ?? [:]
+        let measured = coverage["measuredSeconds"] ?? 0
+        let span = coverage["traceSeconds"] ?? 1
+        print("record chrome --watch: \(report["frames"] ?? "?") frames, \(report["droppedFrames"] ?? "?") dropped, \(report["averageFPS"] ?? "?") FPS, measured \(measured) s of \(span) s")
+        // Most of the 3 s is one animation, not idle spells between isolated frames.
+        #expect(measured > 0.5 * span && measured > 1.5, "measured \(measured) s of \(span) s")
+        let fps = report["averageFPS"] as? Double ?? 0
+        #expect(fps > 20 && fps < 45, "the content's rate, not the display's: \(fps)")
+        let refused = try CLI.run(["record", "chrome", page, "--watch", "0.1", "--output", trace])
+        #expect(refused.exitCode == 64 && refused.stderr.contains("--watch must be 0.5 to 60 seconds"), "\(refused.stderr)")
+    }
+
     @Test("A selector that matches nothing is exit 74 naming it; a missing browser is exit 74 saying how to give one")
     func refusals() throws {
         let directory = try TemporaryDirectory()

@@ -33,6 +33,11 @@ public struct ChromeRecorder: Sendable {
         public var chromium: String
         /// The longest the whole recording may take, in seconds.
         public var timeout = 180.0
+        /// Seconds to record the page running by itself instead of scrolling it (`script`
+        /// and `selector` unused), or `nil` to scroll. The page's `window.framescopeStart()`
+        /// is called when the trace begins, if it defines one: a page that animates on a
+        /// timer, idles then janks, or draws at a lower rate than the display.
+        public var watch: Double?
 
         /// Options for `url`, scrolled by `script`, in the browser at `chromium`.
         public init(url: String, script: ScrollRamp, selector: String? = nil, chromium: String) {
@@ -117,15 +122,24 @@ public struct ChromeRecorder: Sendable {
         }
         _ = try await session.waitForEvent("Page.loadEventFired", session: page)
         _ = try await evaluate("Promise.resolve(window.__ready).then(() => true)", &session, page)
-        let check = try await evaluate(ScrollRamp.targetCheck(selector: options.selector), &session, page)
-        if let problem = check["error"] as? String { throw RecordingError.page(problem) }
+        if options.watch == nil {
+            let check = try await evaluate(ScrollRamp.targetCheck(selector: options.selector), &session, page)
+            if let problem = check["error"] as? String { throw RecordingError.page(problem) }
+        }
 
         _ = try await session.call("Tracing.start", [
             "transferMode": "ReturnAsStream", "streamFormat": "json", "streamCompression": "none",
             "traceConfig": ["recordMode": "recordUntilFull", "includedCategories": categories],
         ], session: page)
         try await Task.sleep(for: .milliseconds(500))
-        let scrolled = try await evaluate(options.script.javaScript(selector: options.selector), &session, page)
+        let scrolled: [String: Any]
+        if let watch = options.watch {
+            _ = try await evaluate("(() => { if (typeof window.framescopeStart === 'function') window.framescopeStart(); return {}; })()", &session, page)
+            try await Task.sleep(for: .seconds(watch))
+            scrolled = [:]
+        } else {
+            scrolled = try await evaluate(options.script.javaScript(selector: options.selector), &session, page)
+        }
         try await Task.sleep(for: .milliseconds(300))
         _ = try await session.call("Tracing.end", session: page)
         let complete = try await session.waitForEvent("Tracing.tracingComplete", session: page)
