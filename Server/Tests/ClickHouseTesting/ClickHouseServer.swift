@@ -127,7 +127,7 @@ public final class ClickHouseServer: @unchecked Sendable {
     /// 30 s); if it does not, stops it and throws with the end of its error log.
     private func launch() async throws {
         let path = directory.path
-        pid = try Self.spawn(Self.binary, arguments: ["--config-file=\(path)/config.xml"], log: "\(path)/log/stdout.log")
+        pid = try Self.spawn(Self.binary, arguments: ["--config-file=\(path)/config.xml"], log: "\(path)/log/stdout.log", folder: path)
         let client = ClickHouseClient(location: location(database: "default"), timeout: 5)
         for _ in 0..<300 {
             if await client.ping() { return }
@@ -201,13 +201,14 @@ public final class ClickHouseServer: @unchecked Sendable {
     }
 
     /// Starts `path` with `arguments`, standard input from /dev/null and both outputs
-    /// appended to `log`; returns its process id.
+    /// appended to `log`; returns its process id. `folder` (the server's data) is deleted
+    /// with it when the test process exits while it still runs.
     ///
     /// The child starts with no signal blocked and the usual signals at their default action.
     /// A child inherits the spawning thread's signal mask, and a Swift test process's threads
     /// block nearly every signal, SIGTERM included: clickhouse-server and Java spawned without
     /// this never saw SIGTERM and were only ended by the SIGKILL 10 s later.
-    public static func spawn(_ path: String, arguments: [String], log: String) throws -> pid_t {
+    public static func spawn(_ path: String, arguments: [String], log: String, folder: String? = nil) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -230,7 +231,7 @@ public final class ClickHouseServer: @unchecked Sendable {
         var child: pid_t = 0
         let result = posix_spawn(&child, path, &actions, &attributes, argv, environ)
         guard result == 0 else { throw Missing(description: "posix_spawn \(path): error \(result)") }
-        ChildProcesses.started(child)
+        ChildProcesses.started(child, folder: folder)
         return child
     }
 
@@ -270,21 +271,29 @@ public final class ClickHouseServer: @unchecked Sendable {
 }
 
 /// The servers this test process started and has not reaped: killed when the process exits
-/// normally (`atexit`), so a server shared by a whole run (``SharedClickHouse``), or one a
-/// failed test left behind, does not outlive the run.
+/// normally (`atexit`), and their data folders deleted, so a server shared by a whole run
+/// (``SharedClickHouse``), or one a failed test left behind, does not outlive the run. (Left
+/// in /tmp, the shared servers' folders filled this machine's disk after some 150 runs:
+/// about 1 GB each, most of it the load tests' data.)
 public enum ChildProcesses {
-    nonisolated(unsafe) private static var running: Set<pid_t> = []
+    nonisolated(unsafe) private static var running: [pid_t: String?] = [:]
     private static let lock = NSLock()
     nonisolated(unsafe) private static var registered = false
 
-    /// Records a started child; the first call installs the exit handler.
-    static func started(_ pid: pid_t) {
+    /// Records a started child and its data folder; the first call installs the exit handler.
+    static func started(_ pid: pid_t, folder: String? = nil) {
         lock.withLock {
-            running.insert(pid)
+            running[pid] = folder
             if !registered {
                 registered = true
                 atexit {
-                    for pid in ChildProcesses.snapshot() { kill(pid, SIGKILL) }
+                    let children = ChildProcesses.snapshot()
+                    for (pid, _) in children { kill(pid, SIGKILL) }
+                    for (pid, folder) in children {
+                        var status: Int32 = 0
+                        _ = waitpid(pid, &status, 0)
+                        if let folder { try? FileManager.default.removeItem(atPath: folder) }
+                    }
                 }
             }
         }
@@ -304,9 +313,9 @@ public enum ChildProcesses {
 
     /// Forgets a child that was reaped.
     public static func reaped(_ pid: pid_t) {
-        _ = lock.withLock { running.remove(pid) }
+        _ = lock.withLock { running.removeValue(forKey: pid) }
     }
 
-    static func snapshot() -> [pid_t] { lock.withLock { Array(running) } }
+    static func snapshot() -> [(pid_t, String?)] { lock.withLock { running.map { ($0.key, $0.value) } } }
 }
 

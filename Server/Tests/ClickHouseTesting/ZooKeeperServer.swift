@@ -67,7 +67,7 @@ public final class ZooKeeperServer: @unchecked Sendable {
         pid = try ClickHouseServer.spawn(Self.java, arguments: [
             "-Xmx256m", "-cp", "\(path):\(Self.jar)", "-Dlog4j.configuration=file:\(path)/log4j.properties",
             "org.apache.zookeeper.server.quorum.QuorumPeerMain", "\(path)/zoo.cfg",
-        ], log: "\(path)/zookeeper.log")
+        ], log: "\(path)/zookeeper.log", folder: path)
         var last = "no answer"
         for _ in 0..<300 {
             if let ruok = Self.fourLetterWord("ruok", port: port) {
