@@ -8,7 +8,7 @@ struct SourceStreams {
     /// How the recording's ticks are measured; set once the format is known, before any
     /// event.
     var timing: TickTiming = .displayLink {
-        didSet { streams[0] = StreamAnalysis(configuration: configuration, refreshRateOverride: refreshRateOverride, refreshInterval: configuration.refreshInterval, variableCadence: false, timing: timing) }
+        didSet { streams[0] = stream(refreshInterval: configuration.refreshInterval, variableCadence: false) }
     }
     private let refreshRateOverride: Double?
     private let selector: String?
@@ -33,7 +33,14 @@ struct SourceStreams {
         self.refreshRateOverride = refreshRateOverride
         self.selector = selector
         self.file = file
-        streams = [StreamAnalysis(configuration: configuration, refreshRateOverride: refreshRateOverride, refreshInterval: configuration.refreshInterval, variableCadence: false, timing: .displayLink)]
+        streams = []
+        streams = [stream(refreshInterval: configuration.refreshInterval, variableCadence: false)]
+    }
+
+    /// A new stream measured with this recording's configuration, override and timing.
+    private func stream(refreshInterval: Double?, variableCadence: Bool) -> StreamAnalysis {
+        StreamAnalysis(configuration: configuration, refreshRateOverride: refreshRateOverride, refreshInterval: refreshInterval,
+                       variableCadence: variableCadence, timing: timing)
     }
 
     /// Routes the next event, read on `line`, to its source's stream.
@@ -59,10 +66,9 @@ struct SourceStreams {
             throw TraceError(kind: .data, file: file, line: line, message: "more than \(Self.maximumSources) applications or swap chains; choose one with --process NAME or --process PID")
         }
         // A rate declared before any source holds for every source.
-        let stream = StreamAnalysis(configuration: configuration, refreshRateOverride: refreshRateOverride, refreshInterval: streams[0].refreshInterval, variableCadence: source.variableCadence, timing: timing)
         index[source] = streams.count
         current = streams.count
-        streams.append(stream)
+        streams.append(stream(refreshInterval: streams[0].refreshInterval, variableCadence: source.variableCadence))
         sources.append(source)
     }
 

@@ -42,16 +42,19 @@ public struct TraceSource: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `Presenter.exe (pid 5124, swap chain 0x1A2B)`.
-    public var description: String {
-        let parts = [processID.map { "pid \($0)" }, detail].compactMap { $0 }
-        return parts.isEmpty ? application : "\(application) (\(parts.joined(separator: ", ")))"
-    }
+    public var description: String { described(reason: nil) }
 
     /// The ``description`` with a system source's reason: `dwm.exe (pid 1520; the compositor)`.
     public var describedWithRole: String {
         guard case let .system(reason) = role else { return description }
-        let parts = [processID.map { "pid \($0)" }, detail].compactMap { $0 }
-        return parts.isEmpty ? "\(application) (\(reason))" : "\(application) (\(parts.joined(separator: ", ")); \(reason))"
+        return described(reason: reason)
+    }
+
+    /// The name, then the process ID and detail, then `reason` after a semicolon.
+    private func described(reason: String?) -> String {
+        let ids = [processID.map { "pid \($0)" }, detail].compactMap { $0 }.joined(separator: ", ")
+        let parts = [ids.isEmpty ? nil : ids, reason].compactMap { $0 }.joined(separator: "; ")
+        return parts.isEmpty ? application : "\(application) (\(parts))"
     }
 
     /// Whether `selector` (the value of `--process`) names this source: its application's
