@@ -247,7 +247,7 @@ public struct JSONStreamLexer<Failure: Error> {
                     ascii = false
                     break
                 }
-                guard ascii || String(validating: UnsafeRawBufferPointer(rebasing: storage[start..<cursor]), as: UTF8.self) != nil else {
+                guard ascii || String(utf8Validating: UnsafeRawBufferPointer(rebasing: storage[start..<cursor])) != nil else {
                     throw error("string is not valid UTF-8")
                 }
                 return nil

@@ -72,7 +72,7 @@ public enum JSONText {
                 return refuse("bad escape '\\\(describe(escape))' in a string")
             }
         }
-        guard let text = String(validating: out, as: UTF8.self) else { return refuse("string is not valid UTF-8") }
+        guard let text = String(utf8Validating: out) else { return refuse("string is not valid UTF-8") }
         return .success(text)
     }
 

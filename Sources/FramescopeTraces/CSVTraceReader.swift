@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import FramescopeCore
+import FramescopeJSON
 
 /// Reads Framescope's CSV trace format as a stream, in constant memory.
 ///
@@ -160,7 +161,7 @@ struct CSVTraceReader {
                 if !same {
                     if segmentStop > segmentStart {
                         let bytes = Array(label)
-                        guard let name = String(validating: bytes, as: UTF8.self) else {
+                        guard let name = String(utf8Validating: bytes) else {
                             throw TraceError(kind: .data, file: file, line: lineNumber, message: "segment is not valid UTF-8 text")
                         }
                         currentSegment = bytes
@@ -182,7 +183,7 @@ struct CSVTraceReader {
     }
 
     private func header(_ buffer: UnsafeRawBufferPointer, _ start: Int, _ stop: Int, line: Int) throws(TraceError) -> [Column] {
-        guard String(validating: UnsafeRawBufferPointer(rebasing: buffer[start..<stop]), as: UTF8.self) != nil else {
+        guard String(utf8Validating: UnsafeRawBufferPointer(rebasing: buffer[start..<stop])) != nil else {
             throw TraceError(kind: .data, file: file, line: line, message: "is not UTF-8 text: this is a binary file, not a CSV or JSON trace")
         }
         let names = text(buffer, start, stop).split(separator: ",", omittingEmptySubsequences: false).map {

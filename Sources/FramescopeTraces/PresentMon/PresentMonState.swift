@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import FramescopeCore
+import FramescopeJSON
 
 /// What the lines of a PresentMon CSV have said so far: the header, the swap chains seen
 /// with their counts, and the rows held until the unit of the start times is known.
@@ -89,7 +90,7 @@ struct PresentMonState {
         guard metadataLines <= Self.maximumMetadataLines else {
             throw refuse(number, "more than \(Self.maximumMetadataLines) '//' lines before the header; is this a PresentMon or CapFrameX CSV?")
         }
-        guard line.count <= Self.maximumMetadataBytes, let text = String(validating: line.dropFirst(2), as: UTF8.self),
+        guard line.count <= Self.maximumMetadataBytes, let text = String(utf8Validating: line.dropFirst(2)),
               let equals = text.firstIndex(of: "=") else {
             throw refuse(number, "a '//' line before the header must be key=value text of at most \(Self.maximumMetadataBytes) bytes, as CapFrameX writes (//GameName=re2.exe)")
         }
@@ -99,7 +100,7 @@ struct PresentMonState {
     }
 
     private mutating func readHeader(_ line: UnsafeRawBufferPointer, _ number: Int) throws(TraceError) {
-        guard let text = String(validating: line, as: UTF8.self) else {
+        guard let text = String(utf8Validating: line) else {
             throw refuse(number, "the header is not UTF-8 text; is this a PresentMon CSV?")
         }
         let names = text.split(separator: ",", omittingEmptySubsequences: false).map { String($0.trimmingWhitespace().trimmingQuotes()) }
@@ -247,7 +248,7 @@ struct PresentMonState {
             throw refuse(number, "more than \(Self.maximumSwapChains) swap chains; is this a PresentMon CSV?")
         }
         guard application.count <= PresentMonReader.maximumNameBytes, chain.count <= PresentMonReader.maximumNameBytes,
-              let name = String(validating: application, as: UTF8.self), let address = String(validating: chain, as: UTF8.self) else {
+              let name = String(utf8Validating: application), let address = String(utf8Validating: chain) else {
             throw refuse(number, "the application's name or swap chain is not UTF-8 text of at most \(PresentMonReader.maximumNameBytes) bytes")
         }
         var pid: Int?
