@@ -207,17 +207,26 @@ public struct VisitContext: Sendable, Hashable, Codable {
     }
 }
 
-/// A hang seen by the watchdog: how far into the visit it began, and how long it lasted.
+/// A hang seen by the watchdog: how far into the visit it began, how long it lasted, and
+/// (from SDKs that sample) the main thread's stack while it lasted.
 public struct HangRecord: Sendable, Hashable, Codable {
     /// Seconds from the visit's start to the hang's start.
     public var offset: Double
     /// The hang's length, in seconds.
     public var duration: Double
+    /// `true` when every sample found the main thread parked in its run loop's wait: the
+    /// process was suspended or stopped, not busy, so the time is no hang of the app's.
+    /// Absent (`nil`) from SDKs that do not sample, and when not idle.
+    public var idle: Bool?
+    /// The main thread's stack sampled during the hang, or `nil` when none was taken.
+    public var stack: HangStack?
 
     /// Creates a hang record.
-    public init(offset: Double, duration: Double) {
+    public init(offset: Double, duration: Double, idle: Bool? = nil, stack: HangStack? = nil) {
         self.offset = offset
         self.duration = duration
+        self.idle = idle
+        self.stack = stack
     }
 }
 
