@@ -36,7 +36,11 @@ struct FuzzTests {
         let batch = makeBatch(id: "seed", count: 3, start: now - 600)
         let compact = JSONEncoder()
         compact.userInfo[ScreenVisitEvent.compactReportsKey] = true
-        return [Array(try compact.encode(batch)), Array(try JSONEncoder().encode(batch))]
+        // Hangs with sampled stacks (issue 33): images, frames and samples to mutate.
+        var stacked = makeBatch(id: "stacked", count: 2, start: now - 600)
+        stacked.events[0].hangs = [HangRecord(offset: 0.5, duration: 0.75, stack: HangStackFixtures.stack(site: 0x215c)),
+                                   HangRecord(offset: 2, duration: 0.3, idle: true, stack: HangStackFixtures.stack(site: 0x25b8, samples: 2))]
+        return [Array(try compact.encode(batch)), Array(try JSONEncoder().encode(batch)), Array(try compact.encode(stacked))]
     }
 
     /// One mutation of `input`, chosen by `random`.

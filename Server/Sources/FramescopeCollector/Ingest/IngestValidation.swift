@@ -33,6 +33,9 @@ public struct IngestLimits: Sendable, Hashable {
     public var maximumWaitingBytes = 64 << 20
     /// Most hangs in one visit (the SDK keeps at most 512 between visits).
     public var maximumHangsPerVisit = 1000
+    /// Most hangs with a sampled stack in one visit (``HangStack``; the SDK samples at
+    /// most this many between visits).
+    public var maximumStackedHangsPerVisit = 32
     /// Largest stored form of one event (``StoredEventJSON``), in bytes: an event over it
     /// is refused. A visit with every part at its limit (1,024-entry tallies in both
     /// reports, 16 tags, 1,000 hangs) stays well under it.
@@ -176,6 +179,9 @@ struct IngestValidator {
     /// earlier, as a repeated member; this holds the rule for any other caller.)
     static func normalize(_ event: inout ScreenVisitEvent) -> (String, String)? {
         event.screen = CanonicalText.nfc(event.screen)
+        for index in event.hangs.indices where event.hangs[index].stack != nil {
+            event.hangs[index].stack?.normalize()
+        }
         guard !event.context.tags.isEmpty else { return nil }
         var tags: [String: String] = [:]
         for (key, value) in event.context.tags {
@@ -267,6 +273,13 @@ struct IngestValidator {
                 return ("hangs[\(position)]", "hangs must be in order and may not overlap")
             }
             previousEnd = hang.offset + hang.duration
+            if let stack = hang.stack, let (field, message) = Self.check(stack, hangDuration: hang.duration) {
+                return ("hangs[\(position)].stack\(field)", message)
+            }
+        }
+        let stacked = hangs.count { $0.stack != nil }
+        if stacked > limits.maximumStackedHangsPerVisit {
+            return ("hangs", "a visit holds at most \(limits.maximumStackedHangsPerVisit) hangs with a stack, got \(stacked)")
         }
         return nil
     }

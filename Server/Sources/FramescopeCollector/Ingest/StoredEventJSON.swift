@@ -9,7 +9,8 @@ import FramescopeCore
 /// and kept a repeated member's second value that the collector never read. This form has
 /// exactly the members of ``ScreenVisitEvent`` in a fixed order, no insignificant
 /// whitespace (so one event is one line), reports in their binary form (`reportData`,
-/// `motionData`, as the SDK sends them), tags with their keys in byte order, strings in
+/// `motionData`, as the SDK sends them), hangs without their sampled stacks (those are
+/// stored once, in the hangs table, and `idle` only when true), tags with their keys in byte order, strings in
 /// NFC as validated (``CanonicalText``), and numbers in Swift's shortest round-trip form.
 /// `JSONDecoder` reads it back to the same ``ScreenVisitEvent``.
 enum StoredEventJSON {
@@ -49,6 +50,7 @@ enum StoredEventJSON {
             out.number(hang.offset)
             out.raw(",\"duration\":")
             out.number(hang.duration)
+            if hang.idle == true { out.raw(",\"idle\":true") }
             out.raw("}")
         }
         out.raw("]")

@@ -258,7 +258,7 @@ struct WireJSONParser {
             return hangs
         }
         while true {
-            var offset: Double?, duration: Double?
+            var offset: Double?, duration: Double?, idle: Bool?, stack: HangStack?
             var seen = Seen()
             try scanner.beginObject()
             if !scanner.isEmptyObject() {
@@ -266,11 +266,13 @@ struct WireJSONParser {
                     let key = try scanner.key()
                     if scanner.matches(key, "offset") { try seen.insert(0); offset = try scanner.double() }
                     else if scanner.matches(key, "duration") { try seen.insert(1); duration = try scanner.double() }
+                    else if scanner.matches(key, "idle") { try seen.insert(2); idle = try scanner.null() ? nil : try scanner.boolean() }
+                    else if scanner.matches(key, "stack") { try seen.insert(3); stack = try scanner.null() ? nil : try hangStack() }
                     else { throw Decline() }
                 } while try scanner.nextMember()
             }
             guard let offset, let duration else { throw Decline() }
-            hangs.append(HangRecord(offset: offset, duration: duration))
+            hangs.append(HangRecord(offset: offset, duration: duration, idle: idle, stack: stack))
             scanner.skipWhitespace()
             switch scanner.peek() {
             case UInt8(ascii: ","): scanner.index += 1
@@ -278,6 +280,86 @@ struct WireJSONParser {
             default: throw Decline()
             }
         }
+    }
+
+    /// `{"images", "frames", "samples"}` (``HangStack``); only the shapes are read here,
+    /// the limits are validation's.
+    private mutating func hangStack() throws(Decline) -> HangStack {
+        var images: [HangStack.Image]?, frames: [HangStack.Frame]?, samples: [HangStack.Sample]?
+        var seen = Seen()
+        try scanner.beginObject()
+        if !scanner.isEmptyObject() {
+            repeat {
+                let key = try scanner.key()
+                if scanner.matches(key, "images") {
+                    try seen.insert(0)
+                    images = try array { (parser: inout WireJSONParser) throws(Decline) in try parser.hangImage() }
+                } else if scanner.matches(key, "frames") {
+                    try seen.insert(1)
+                    frames = try array { (parser: inout WireJSONParser) throws(Decline) in
+                        let pair = try parser.array { (parser: inout WireJSONParser) throws(Decline) in try parser.scanner.integer() }
+                        guard pair.count == 2, pair[1] >= 0 else { throw Decline() }
+                        return HangStack.Frame(image: pair[0], offset: UInt64(pair[1]))
+                    }
+                } else if scanner.matches(key, "samples") {
+                    try seen.insert(2)
+                    samples = try array { (parser: inout WireJSONParser) throws(Decline) in try parser.hangSample() }
+                } else {
+                    throw Decline()
+                }
+            } while try scanner.nextMember()
+        }
+        guard let images, let frames, let samples else { throw Decline() }
+        return HangStack(images: images, frames: frames, samples: samples)
+    }
+
+    /// `{"id", "name", "size", "app"}`.
+    private mutating func hangImage() throws(Decline) -> HangStack.Image {
+        var id: String?, name: String?, size: Int?, app: Bool?
+        var seen = Seen()
+        try scanner.beginObject()
+        if !scanner.isEmptyObject() {
+            repeat {
+                let key = try scanner.key()
+                if scanner.matches(key, "id") { try seen.insert(0); id = try scanner.string() }
+                else if scanner.matches(key, "name") { try seen.insert(1); name = try scanner.string() }
+                else if scanner.matches(key, "size") { try seen.insert(2); size = try scanner.integer() }
+                else if scanner.matches(key, "app") { try seen.insert(3); app = try scanner.boolean() }
+                else { throw Decline() }
+            } while try scanner.nextMember()
+        }
+        guard let id, let name, let size, size >= 0, let app else { throw Decline() }
+        return HangStack.Image(id: id, name: name, size: UInt64(size), app: app)
+    }
+
+    /// `{"at", "frames"}`.
+    private mutating func hangSample() throws(Decline) -> HangStack.Sample {
+        var at: Double?, frames: [Int]?
+        var seen = Seen()
+        try scanner.beginObject()
+        if !scanner.isEmptyObject() {
+            repeat {
+                let key = try scanner.key()
+                if scanner.matches(key, "at") { try seen.insert(0); at = try scanner.double() }
+                else if scanner.matches(key, "frames") {
+                    try seen.insert(1)
+                    frames = try array { (parser: inout WireJSONParser) throws(Decline) in try parser.scanner.integer() }
+                } else { throw Decline() }
+            } while try scanner.nextMember()
+        }
+        guard let at, let frames else { throw Decline() }
+        return HangStack.Sample(at: at, frames: frames)
+    }
+
+    /// A JSON array, each element read by `element`.
+    private mutating func array<Element>(_ element: (inout WireJSONParser) throws(Decline) -> Element) throws(Decline) -> [Element] {
+        var elements: [Element] = []
+        try scanner.beginArray()
+        if scanner.isEmptyArray() { return elements }
+        repeat {
+            elements.append(try element(&self))
+        } while try scanner.nextElement()
+        return elements
     }
 
     /// `{"cpuPercent", "residentBytes", "samples"}`.
