@@ -14,6 +14,8 @@ import ServiceLifecycle
 /// - ``SettingsRoutes``: `GET`/`PUT /v1/apps/{app}/thresholds` (read or admin key; admin key to change);
 /// - ``AlertRoutes``: `GET /v1/apps/{app}/alerts` (read key), acknowledging an alert and
 ///   the app's webhooks (admin key);
+/// - ``ExportRoutes``: `GET /v1/apps/{app}/events` (read key);
+/// - ``HangRoutes``: `GET /v1/apps/{app}/hangs` (read key);
 /// - whatever `additionalRoutes` adds (the dashboard's pages), under the same middleware.
 ///
 /// Every error is JSON, `{"error": {"code", "field", "message"}}` (``ErrorShapeMiddleware``),
@@ -51,6 +53,7 @@ public struct Collector {
         SettingsRoutes(store: store, clock: clock).addRoutes(to: router)
         AlertRoutes(store: store, clock: clock).addRoutes(to: router)
         ExportRoutes(store: store, clock: clock).addRoutes(to: router)
+        HangRoutes(store: store, clock: clock).addRoutes(to: router)
         additionalRoutes(router)
         router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes.map { ($0.method.rawValue, $0.path.description) }))
         self.router = router

@@ -146,7 +146,7 @@ struct ClickHouseMigratorTests {
         #expect(try await migrator.appliedVersions() == known)
         let tables = try await client.rows("SELECT name FROM system.tables WHERE database = 'fs_migrate' ORDER BY name").map { $0[0] }
         let levels = ["rollups_daily", "rollups_hourly", "rollups_screen_daily", "rollups_screen_hourly", "rollups_tag_daily", "rollups_tag_hourly"]
-        var expectedTables: [String] = ["batches", "control", "dimension_values", "events"]
+        var expectedTables: [String] = ["batches", "control", "dimension_values", "events", "hangs"]
         for level in levels { expectedTables += [level, level + "_mv"] }
         expectedTables.append("schema_migrations")
         #expect(tables == expectedTables)

@@ -67,7 +67,7 @@ extension ClickHouseStore {
         var gate = ClickHouseCardinalityGate(limits: cardinality)
         try await gate.load(for: batches, declaredTags: declared, from: self)
         let plan = IngestPlanner.plan(batches, known: known, declaredTags: declared, ledger: gate.ledger)
-        var inserts: [(rows: [UInt8], batch: IngestBatch)] = []
+        var inserts: [(rows: [UInt8], batch: IngestBatch, hangs: [HangRow])] = []
         for stored in plan.stored {
             let batch = stored.batch
             var rows = RowBinaryWriter()
@@ -87,7 +87,7 @@ extension ClickHouseStore {
                                     eventTags: event.context.tags.sorted { $0.key < $1.key }, deviceKey: batch.installationId ?? batch.batchId,
                                     device: device, columns: columns, payload: batch.rawEvents[index])
             }
-            inserts.append((rows.bytes, batch))
+            inserts.append((rows.bytes, batch, stored.hangRows))
         }
         let results = plan.results
         try await ClickHouseCardinalityGate.record(plan.admitted, into: self)
@@ -95,6 +95,11 @@ extension ClickHouseStore {
             // One server: the flush is one insert, its ledger rows a second. A retry is
             // caught by the ledger; only a failure after the rows were written and before
             // the ledger was (a crash, a lost answer) could count a batch twice.
+            // Hangs first: a failure after them and before the events leaves hangs that
+            // the retry inserts again, which FINAL reads once; never visits without hangs.
+            for (app, stored) in Dictionary(grouping: inserts, by: \.batch.app) {
+                try await insertHangs(stored.flatMap(\.hangs), app: app)
+            }
             let rows = inserts.reduce(into: [UInt8]()) { $0 += $1.rows }
             if !rows.isEmpty {
                 try await client.insert(into: "events", columns: Self.eventColumns, rows: rows, settings: insertSettings)
@@ -112,6 +117,7 @@ extension ClickHouseStore {
                     running -= 1
                 }
                 group.addTask {
+                    try await self.insertHangs(insert.hangs, app: insert.batch.app)
                     try await self.client.insert(into: "events", columns: Self.eventColumns, rows: insert.rows, settings: self.insertSettings)
                     try await self.recordInLedger([insert.batch])
                 }

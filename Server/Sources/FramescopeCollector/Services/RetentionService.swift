@@ -5,7 +5,7 @@ import ServiceLifecycle
 
 /// Deletes raw events older than the retention period in the background; rollups stay.
 /// MetricKit payloads go at the same age (by their end), since each is one device's raw
-/// figures for a day. Each sweep also forgets batch ids older than ``ledgerRetention`` (the
+/// figures for a day, and so do hangs (by their start), which are raw reports too. Each sweep also forgets batch ids older than ``ledgerRetention`` (the
 /// idempotency ledger, ``AccessLifetimes/batchLedger``) and the cardinality ledger's days
 /// and window values of that age, expired dashboard sessions and ingest keys whose grace
 /// period is over.
@@ -15,7 +15,7 @@ import ServiceLifecycle
 /// never waits long behind it. Graceful shutdown stops it between chunks.
 public struct RetentionService: Service {
     /// The store to sweep.
-    public var store: any EventStore & AppAccess & MetricKitStore
+    public var store: any EventStore & AppAccess & MetricKitStore & HangStore
     /// How long raw events are kept, in seconds.
     public var retention: Double
     /// How long batch ids are remembered after receipt, in seconds.
@@ -34,7 +34,7 @@ public struct RetentionService: Service {
     ///   - retention: Seconds a raw event is kept after it started.
     ///   - interval: Time between sweeps (default one hour).
     ///   - ledgerRetention: Seconds a batch id is remembered after receipt (default 32 days).
-    public init(store: any EventStore & AppAccess & MetricKitStore, retention: Double, ledgerRetention: Double = AccessLifetimes.batchLedger,
+    public init(store: any EventStore & AppAccess & MetricKitStore & HangStore, retention: Double, ledgerRetention: Double = AccessLifetimes.batchLedger,
                 interval: Duration = .seconds(3600), chunk: Int = 10_000,
                 logger: Logger = Logger(label: "framescope.retention"), clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
         self.store = store
@@ -74,6 +74,13 @@ public struct RetentionService: Service {
             payloads += deleted
             if deleted < chunk { break }
         }
+        var hangs = 0
+        while !Task.isCancelled {
+            let deleted = try await store.deleteHangs(startedBefore: cutoff, limit: chunk)
+            hangs += deleted
+            if deleted < chunk { break }
+        }
+        if hangs > 0 { logger.info("hang retention sweep", metadata: ["deleted": .stringConvertible(hangs)]) }
         if payloads > 0 { logger.info("metrickit retention sweep", metadata: ["deleted": .stringConvertible(payloads)]) }
         var forgotten = 0
         while !Task.isCancelled {

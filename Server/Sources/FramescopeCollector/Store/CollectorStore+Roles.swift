@@ -142,3 +142,17 @@ public protocol MetricKitStore: Sendable {
     /// raw events' cutoff).
     func deleteMetricKitPayloads(endedBefore cutoff: Double, limit: Int) async throws -> Int
 }
+
+/// Hangs with their signatures and stacks (issue 33): written by ``EventStore/ingest(_:)``
+/// in the same transaction as their visits, read as groups, swept with the raw events.
+public protocol HangStore: Sendable {
+    /// `app`'s hangs from `source` that began in `query`'s range and match its dimension
+    /// and tag filters, grouped by signature, by total hang time (longest first, then
+    /// signature), at most `limit` groups.
+    func hangGroups(app: String, query: EventQuery, source: HangSource, limit: Int) async throws -> [HangGroup]
+    /// Hangs stored for `app` (for retention and tests).
+    func hangCount(app: String) async throws -> Int
+    /// Deletes hangs that began before `cutoff` (Unix seconds), at most `limit` of them;
+    /// returns how many were deleted (the retention sweep, with the raw events' cutoff).
+    func deleteHangs(startedBefore cutoff: Double, limit: Int) async throws -> Int
+}

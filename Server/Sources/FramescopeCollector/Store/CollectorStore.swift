@@ -10,7 +10,7 @@ import FramescopeCore
 /// A consumer asks only for the roles it uses (`CollectorStore+Roles.swift`): the group
 /// commit an ``EventStore``, the authenticators an ``AppAccess``, the queries a
 /// ``RollupReader``, so a test double implements one role, not the whole store.
-public protocol CollectorStore: AppAccess, EventStore, RollupReader, SettingsStore, AlertStore, MetricKitStore {}
+public protocol CollectorStore: AppAccess, EventStore, RollupReader, SettingsStore, AlertStore, MetricKitStore, HangStore {}
 
 extension EventStore {
     /// 10 000 events a call.
@@ -137,9 +137,18 @@ public struct IngestBatch: Sendable {
         VisitFacts(appVersion: appVersion, osVersion: osVersion, deviceModel: deviceModel, maxRefreshRate: maxRefreshRate, event: event)
     }
 
-    /// The bytes the batch holds in memory, approximately: its events' JSON, in bytes.
+    /// The bytes the batch holds in memory, approximately: its events' JSON, plus its
+    /// hangs' stacks (which the raw events leave out) at about their JSON size, in bytes.
     public var approximateBytes: Int {
-        rawEvents.reduce(0) { $0 &+ $1.utf8.count }
+        var bytes = rawEvents.reduce(0) { $0 &+ $1.utf8.count }
+        for (event, _) in events {
+            for hang in event.hangs {
+                guard let stack = hang.stack else { continue }
+                bytes &+= stack.images.count &* 128 &+ stack.frames.count &* 24
+                for sample in stack.samples { bytes &+= 16 &+ sample.frames.count &* 6 }
+            }
+        }
+        return bytes
     }
 }
 

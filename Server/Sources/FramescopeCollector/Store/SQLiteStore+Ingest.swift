@@ -80,6 +80,9 @@ extension SQLiteStore {
                 }
             }
         }
+        for stored in plan.stored {
+            try insertHangs(stored.hangRows, app: stored.batch.app, db)
+        }
         for (key, value) in plan.admitted {
             try db.cachedStatement(sql: "INSERT INTO dimension_values (app_id, day, dimension, value) VALUES (?, ?, ?, ?)")
                 .execute(arguments: [key.app, key.day, key.name, value])

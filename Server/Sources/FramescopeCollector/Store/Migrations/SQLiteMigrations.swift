@@ -326,6 +326,10 @@ extension SQLiteStore {
             // Frozen SQL of its own (Migrations/MigrationV14.swift).
             try MigrationV14.run(db)
         }
+        migrator.registerMigration(MigrationV15.name) { db in
+            // Frozen SQL of its own (Migrations/MigrationV15.swift).
+            try MigrationV15.run(db)
+        }
         return migrator
     }
 }

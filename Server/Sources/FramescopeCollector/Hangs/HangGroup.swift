@@ -1,0 +1,54 @@
+import Foundation
+import FramescopeCore
+
+/// Hangs with one signature, as a store reads them: how many, how long, where and when,
+/// and the stack of the longest.
+public struct HangGroup: Sendable, Hashable {
+    /// The signature (``HangSummary/signature``).
+    public var signature: String
+    /// How many hangs.
+    public var hangs: Int
+    /// How many of them the process died in.
+    public var fatal: Int
+    /// Their total length, in seconds.
+    public var duration: Double
+    /// The screens they happened on, in byte order.
+    public var screens: [String]
+    /// The app versions they happened in, in byte order.
+    public var appVersions: [String]
+    /// When the first began, Unix seconds.
+    public var firstSeen: Double
+    /// When the last began, Unix seconds.
+    public var lastSeen: Double
+    /// The dominant app frame (of the longest hang), or `nil` without one.
+    public var dominant: HangFrame?
+    /// The longest hang's representative stack, innermost first, with its shares.
+    public var stack: [HangFrame]
+
+    /// Creates a group.
+    public init(signature: String, hangs: Int, fatal: Int, duration: Double, screens: [String], appVersions: [String],
+                firstSeen: Double, lastSeen: Double, dominant: HangFrame?, stack: [HangFrame]) {
+        self.signature = signature
+        self.hangs = hangs
+        self.fatal = fatal
+        self.duration = duration
+        self.screens = screens
+        self.appVersions = appVersions
+        self.firstSeen = firstSeen
+        self.lastSeen = lastSeen
+        self.dominant = dominant
+        self.stack = stack
+    }
+
+    /// The frame of `stack` that `signature` names (an app frame at its lookup offset),
+    /// or `nil` for a signature that names none (``HangSummary/noStack``, ``HangSummary/noAppFrame``).
+    public static func dominant(of signature: String, in stack: [HangFrame]) -> HangFrame? {
+        stack.first { $0.app && HangSummary.signature(imageId: $0.imageId, lookupOffset: $0.lookupOffset) == signature }
+    }
+
+    /// A stored representative stack (``HangRow/storedStack``) read back; an unreadable
+    /// one (never written by this collector) reads as empty.
+    public static func stack(stored text: String) -> [HangFrame] {
+        (try? JSONDecoder().decode([HangFrame].self, from: Data(text.utf8))) ?? []
+    }
+}

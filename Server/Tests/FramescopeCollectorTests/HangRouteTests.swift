@@ -1,0 +1,59 @@
+import Foundation
+@testable import FramescopeCollector
+import FramescopeCore
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// `GET /v1/apps/{app}/hangs` through the collector: hangs posted with their stacks in
+/// `POST /v1/events` come back grouped, with `symbol` and `dominant` spelled as `null`.
+@Suite("Collector: hangs")
+struct HangRouteTests {
+    static let now = CollectorRouteTests.now
+
+    func get(_ client: any TestClientProtocol, _ key: String, _ query: String) async throws -> TestResponse {
+        try await client.execute(uri: "/v1/apps/shop/hangs?from=2026-11-19T00:00:00Z\(query)", method: .get, headers: [.authorization: "Bearer \(key)"])
+    }
+
+    @Test("Hangs posted with stacks come back grouped by site; every member is spelled, null where unknown; filters apply")
+    func groupsThroughTheRoutes() async throws {
+        try await CollectorRouteTests().withCollector { client, shop, other in
+            let batch = HangStoreContractTests.batch(id: "hangs-1", screen: "Feed", version: "3.1.0", start: Self.now - 3600)
+            let posted = try await client.execute(uri: "/v1/events", method: .post, headers: [.authorization: "Bearer \(shop.ingestKey)"],
+                                                  body: ByteBuffer(data: try jsonData(batch)))
+            #expect(posted.status == .accepted, "\(String(buffer: posted.body))")
+
+            let response = try await get(client, shop.readKey, "")
+            #expect(response.status == .ok)
+            let json = try #require(JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
+            let groups = try #require(json["groups"] as? [[String: Any]])
+            #expect(groups.map { $0["signature"] as? String } == ["73d406b3246a378bbefc16429a4d8133+0x215b",
+                                                                  "73d406b3246a378bbefc16429a4d8133+0x25b7", "(no stack)"])
+            #expect(groups[0]["hangs"] as? Int == 2)
+            #expect(groups[0]["screens"] as? [String] == ["Feed"])
+            #expect(groups[0]["appVersions"] as? [String] == ["3.1.0"])
+            #expect(groups[0]["firstSeen"] as? String == ISO8601.format(unixSeconds: Self.now - 3600 + 0.25))
+            let stack = try #require(groups[0]["stack"] as? [[String: Any]])
+            #expect(stack.count == 4)
+            #expect(stack[1]["image"] as? String == "Shop" && stack[1]["offset"] as? Int == 0x215c)
+            #expect(stack.allSatisfy { $0["symbol"] is NSNull }, "no symbols uploaded: symbol is null, not missing")
+            #expect((groups[0]["dominant"] as? [String: Any])?["offset"] as? Int == 0x215c)
+            #expect(groups[2]["dominant"] is NSNull)
+            #expect((json["metricKitGroups"] as? [Any])?.isEmpty == true)
+            #expect(json["imagesWithoutSymbols"] as? [[String: String]] == [["name": "Shop", "id": "73d406b3246a378bbefc16429a4d8133"]])
+
+            let decoded = try JSONDecoder().decode(HangsResponse.self, from: Data(buffer: response.body))
+            #expect(decoded.groups.map(\.hangs) == [2, 1, 2])
+            #expect(try await JSONDecoder().decode(HangsResponse.self, from: Data(buffer: get(client, shop.readKey, "&screen=Search").body)).groups.isEmpty)
+            #expect(try await JSONDecoder().decode(HangsResponse.self, from: Data(buffer: get(client, shop.readKey, "&tag.plan=pro&limit=1").body)).groups.count == 1)
+
+            #expect(try await get(client, shop.ingestKey, "").status == .forbidden)
+            #expect(try await get(client, other.readKey, "").status == .forbidden)
+            #expect(try await get(client, "fsr_nope", "").status == .unauthorized)
+            let badLimit = try await get(client, shop.readKey, "&limit=0")
+            #expect(badLimit.status == .badRequest)
+            #expect(try CollectorRouteTests().error(badLimit).field == "limit")
+            #expect(try await get(client, shop.readKey, "&from=yesterday").status == .badRequest)
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+@testable import FramescopeCollector
+import FramescopeCore
+import Testing
+
+/// Hangs through every store (``HangStore``): written with their visits, grouped by
+/// signature, filtered like the other reads, counted once, swept by retention.
+@Suite("Hang store contract")
+struct HangStoreContractTests {
+    typealias Kind = StoreContractTests.Kind
+    static let now = StoreContractTests.now
+
+    /// A batch of `count` visits to `screen` in `version`; visit `i` has a hang at site A
+    /// (0x215c, 0.5 s + i/10), one at site B (0x25b8, 1 s) on even visits, an idle hang and
+    /// one without a stack.
+    static func batch(id: String, screen: String, version: String, start: Double, count: Int = 2, tag: String = "pro") -> EventBatch {
+        var batch = makeBatch(id: id, screen: screen, count: count, start: start, version: version)
+        for index in batch.events.indices {
+            batch.events[index].context.tags = ["plan": tag]
+            var hangs = [HangRecord(offset: 0.25, duration: 0.5 + Double(index) / 10, stack: HangStackFixtures.stack(site: 0x215c))]
+            if index % 2 == 0 { hangs.append(HangRecord(offset: 1.5, duration: 1, stack: HangStackFixtures.stack(site: 0x25b8, samples: 10, elsewhere: [0, 1]))) }
+            hangs.append(HangRecord(offset: 3, duration: 0.3, idle: true, stack: HangStackFixtures.stack(site: 0x9999)))
+            hangs.append(HangRecord(offset: 4, duration: 0.25))
+            batch.events[index].hangs = hangs
+        }
+        return batch
+    }
+
+    @Test("Hangs group by dominant app frame with counts, time, screens, versions and the longest hang's stack", arguments: Kind.allCases)
+    func groups(_ kind: Kind) async throws {
+        let (store, keepAlive) = try await kind.make()
+        _ = try await store.createApp(name: "Shop", id: nil)
+        let start = Self.now - 7200
+        for batch in [Self.batch(id: "a", screen: "Feed", version: "3.1.0", start: start),
+                      Self.batch(id: "b", screen: "Search", version: "3.2.0", start: start + 600, count: 3, tag: "free")] {
+            _ = try await store.ingest([StoreContractTests.ingestBatch(batch)])
+        }
+        // A retried batch stores nothing again.
+        _ = try await store.ingest([StoreContractTests.ingestBatch(Self.batch(id: "a", screen: "Feed", version: "3.1.0", start: start))])
+        #expect(try await store.hangCount(app: "shop") == 5 + 3 + 5, "five site-A hangs, three site-B, five without a stack; idle ones left out")
+
+        let all = EventQuery(screens: ScreenQuery(from: Self.now - 86_400, to: Self.now))
+        let groups = try await store.hangGroups(app: "shop", query: all, source: .sdk, limit: 100)
+        let siteA = "73d406b3246a378bbefc16429a4d8133+0x215b", siteB = "73d406b3246a378bbefc16429a4d8133+0x25b7"
+        // By total time: B 3 × 1 s, A 0.5 + 0.6 + 0.5 + 0.6 + 0.7 s, then five 0.25 s hangs without a stack.
+        #expect(groups.map(\.signature) == [siteB, siteA, HangSummary.noStack])
+        let a = try #require(groups.first { $0.signature == siteA })
+        #expect(a.hangs == 5)
+        #expect(abs(a.duration - 2.9) < 1e-9)
+        #expect(a.fatal == 0)
+        #expect(a.screens == ["Feed", "Search"])
+        #expect(a.appVersions == ["3.1.0", "3.2.0"])
+        #expect(a.firstSeen == start + 0.25)
+        #expect(a.lastSeen == start + 600 + 120 + 0.25)
+        #expect(a.dominant?.offset == 0x215c)
+        #expect(a.stack.map(\.offset) == [0x1_2340, 0x215c, 0x4000, 0x2_0000])
+        let b = try #require(groups.first { $0.signature == siteB })
+        #expect(b.hangs == 3)
+        #expect(b.duration == 3)
+        #expect(b.dominant?.share == 0.8)
+        #expect(b.stack.map(\.share) == [1, 0.8, 1, 1])
+        #expect(groups[2].hangs == 5)
+        #expect(groups[2].dominant == nil && groups[2].stack.isEmpty)
+
+        // Filters: as the other reads take them.
+        var feed = all
+        feed.screens[.screen] = "Feed"
+        #expect(try await store.hangGroups(app: "shop", query: feed, source: .sdk, limit: 100).map(\.hangs) == [2, 1, 2])
+        var version = all
+        version.screens[.appVersion] = "3.2.0"
+        #expect(try await store.hangGroups(app: "shop", query: version, source: .sdk, limit: 100).first?.screens == ["Search"])
+        var lowPower = all
+        lowPower.screens[.lowPower] = "true"
+        #expect(try await store.hangGroups(app: "shop", query: lowPower, source: .sdk, limit: 100).map(\.hangs) == [1, 1, 1])
+        var tagged = all
+        tagged.tags = ["plan": "free"]
+        #expect(try await store.hangGroups(app: "shop", query: tagged, source: .sdk, limit: 100).map(\.hangs) == [2, 3, 3])
+        tagged.tags = ["plan": "nobody"]
+        #expect(try await store.hangGroups(app: "shop", query: tagged, source: .sdk, limit: 100).isEmpty)
+        #expect(try await store.hangGroups(app: "shop", query: all, source: .sdk, limit: 1).count == 1)
+        #expect(try await store.hangGroups(app: "shop", query: all, source: .metrickit, limit: 100).isEmpty)
+        #expect(try await store.hangGroups(app: "other", query: all, source: .sdk, limit: 100).isEmpty)
+        let later = EventQuery(screens: ScreenQuery(from: start + 300, to: Self.now))
+        #expect(try await store.hangGroups(app: "shop", query: later, source: .sdk, limit: 100).map(\.hangs) == [2, 3, 3])
+        _ = keepAlive
+    }
+
+    @Test("Retention deletes hangs that began before the cutoff", arguments: Kind.allCases)
+    func retention(_ kind: Kind) async throws {
+        let (store, keepAlive) = try await kind.make()
+        _ = try await store.createApp(name: "Shop", id: nil)
+        _ = try await store.ingest([StoreContractTests.ingestBatch(Self.batch(id: "old", screen: "Feed", version: "1", start: Self.now - 7200))])
+        _ = try await store.ingest([StoreContractTests.ingestBatch(Self.batch(id: "new", screen: "Feed", version: "1", start: Self.now - 600))])
+        #expect(try await store.hangCount(app: "shop") == 10)
+        #expect(try await store.deleteHangs(startedBefore: Self.now - 3600, limit: 100) == 5)
+        #expect(try await store.hangCount(app: "shop") == 5)
+        let service = RetentionService(store: store, retention: 300, clock: { Self.now + 7200 })
+        _ = try await service.sweep()
+        #expect(try await store.hangCount(app: "shop") == 0)
+        _ = keepAlive
+    }
+}
