@@ -85,6 +85,24 @@ struct HangStoreContractTests {
         _ = keepAlive
     }
 
+    @Test("A fatal hang is stored once per id, under its own version, however many batches carry it", arguments: Kind.allCases)
+    func fatalOncePerId(_ kind: Kind) async throws {
+        let (store, keepAlive) = try await kind.make()
+        _ = try await store.createApp(name: "Shop", id: nil)
+        for (index, id) in ["launch-2", "launch-3"].enumerated() {
+            var batch = StoreContractTests.ingestBatch(makeBatch(id: id, count: index, start: Self.now - 3000, version: "3.1.0"))
+            batch.fatalHangs = [(FatalHangIngestTests.fatalHang(start: Self.now - 600), Self.now - 600)]
+            #expect(try await store.ingest([batch]).first?.stored == index + 1)
+        }
+        #expect(try await store.hangCount(app: "shop") == 1)
+        let all = EventQuery(screens: ScreenQuery(from: Self.now - 86_400, to: Self.now))
+        let groups = try await store.hangGroups(app: "shop", query: all, source: .sdk, limit: 100)
+        #expect(groups.count == 1)
+        #expect(groups.first?.fatal == 1 && groups.first?.hangs == 1)
+        #expect(groups.first?.appVersions == ["3.0.0"] && groups.first?.screens == ["Checkout"])
+        _ = keepAlive
+    }
+
     @Test("Retention deletes hangs that began before the cutoff", arguments: Kind.allCases)
     func retention(_ kind: Kind) async throws {
         let (store, keepAlive) = try await kind.make()

@@ -26,13 +26,15 @@ struct WireBatchDecoderTests {
     /// One event's result: decoded, or rejected with a field path and a reason.
     enum EventOutcome: Equatable {
         case decoded(ScreenVisitEvent)
+        case fatalHang(FatalHangEvent)
         case rejected(field: String, reason: String)
     }
 
     static func outcome(_ batch: WireBatch) -> Outcome {
         .batch(id: batch.batchId, app: batch.app, device: batch.device, events: batch.events.map { lossy in
             switch lossy.result {
-            case let .success(event): .decoded(event)
+            case let .success(.visit(event)): .decoded(event)
+            case let .success(.fatalHang(event)): .fatalHang(event)
             case let .failure(error): .rejected(field: error.fieldPath, reason: error.reason)
             }
         })

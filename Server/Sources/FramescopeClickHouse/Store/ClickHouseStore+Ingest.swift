@@ -118,7 +118,9 @@ extension ClickHouseStore {
                 }
                 group.addTask {
                     try await self.insertHangs(insert.hangs, app: insert.batch.app)
-                    try await self.client.insert(into: "events", columns: Self.eventColumns, rows: insert.rows, settings: self.insertSettings)
+                    if !insert.rows.isEmpty {
+                        try await self.client.insert(into: "events", columns: Self.eventColumns, rows: insert.rows, settings: self.insertSettings)
+                    }
                     try await self.recordInLedger([insert.batch])
                 }
                 running += 1
@@ -233,7 +235,7 @@ struct ClickHouseCardinalityGate {
     mutating func load(for batches: [IngestBatch], declaredTags: [String: [String]] = [:], from store: ClickHouseStore) async throws {
         var days: [String: Set<UInt32>] = [:]
         for batch in batches {
-            for (_, startedAt) in batch.events {
+            for (_, startedAt, _) in batch.gated {
                 if let day = Self.day(of: startedAt) { days[batch.app, default: []].insert(day) }
             }
         }
@@ -243,11 +245,10 @@ struct ClickHouseCardinalityGate {
         let windowed = QueryDimension.all.filter { limits.windowLimit($0) != nil }
         for batch in batches {
             let tagKeys = declaredTags[batch.app] ?? []
-            for (event, startedAt) in batch.events {
+            for (facts, startedAt, tags) in batch.gated {
                 guard let day = Self.day(of: startedAt) else { continue }
-                let facts = batch.facts(of: event)
                 var values = windowed.map { ($0.queryName, $0.read(facts)) }
-                values += tagKeys.map { (DeclaredTags.parameterPrefix + $0, DeclaredTags.value(of: $0, in: event.context.tags)) }
+                if let tags { values += tagKeys.map { (DeclaredTags.parameterPrefix + $0, DeclaredTags.value(of: $0, in: tags)) } }
                 for (name, value) in values where !ledger.isKnown(value, for: CardinalityLedger.Key(app: batch.app, day: Int64(day), name: name)) {
                     needed[batch.app, default: [:]][name, default: []].insert(StoredText(value))
                 }

@@ -85,7 +85,7 @@ public struct HangRow: Sendable, Hashable {
 extension IngestPlan.Batch {
     /// The batch's hang rows: every hang of every stored visit but the idle ones (the
     /// process was suspended or stopped, not the app busy), under the visit's dimension
-    /// values as admitted.
+    /// values as admitted, then its fatal hangs (keyed by their ids).
     public var hangRows: [HangRow] {
         var rows: [HangRow] = []
         for planned in events {
@@ -95,6 +95,11 @@ extension IngestPlan.Batch {
                                     dimensionValues: planned.dimensionValues, tags: event.context.tags, duration: hang.duration,
                                     fatal: false, source: .sdk, summary: hang.stack.map(HangSummary.init) ?? .withoutStack))
             }
+        }
+        for planned in fatalHangs {
+            let (fatal, startedAt) = batch.fatalHangs[planned.index]
+            rows.append(HangRow(key: fatal.id, startedAt: startedAt, dimensionValues: planned.dimensionValues, tags: fatal.context.tags,
+                                duration: fatal.duration, fatal: true, source: .sdk, summary: fatal.stack.map(HangSummary.init) ?? .withoutStack))
         }
         return rows
     }

@@ -19,6 +19,14 @@ public struct IngestPlan: Sendable {
         public var tagValues: [String]
     }
 
+    /// One fatal hang of a stored batch, with the values it is stored under.
+    public struct FatalHang: Sendable {
+        /// Its place in ``IngestBatch/fatalHangs``.
+        public var index: Int
+        /// Every ``QueryDimension``'s value, in registry order, as admitted.
+        public var dimensionValues: [String]
+    }
+
     /// A batch to store.
     public struct Batch: Sendable {
         /// The batch.
@@ -27,6 +35,8 @@ public struct IngestPlan: Sendable {
         public var tagKeys: [String]
         /// Its events, in order.
         public var events: [Event]
+        /// Its fatal hangs, in order.
+        public var fatalHangs: [FatalHang] = []
     }
 
     /// The batches to store, in the flush's order (duplicates left out).
@@ -89,8 +99,18 @@ public enum IngestPlanner {
                 }
                 events.append(IngestPlan.Event(index: index, dimensionValues: values, tagValues: tagValues))
             }
-            plan.stored.append(IngestPlan.Batch(batch: batch, tagKeys: tagKeys, events: events))
-            plan.results.append(IngestResult(stored: batch.events.count, duplicate: false, folded: ledger.folded(app: batch.app, since: foldedBefore)))
+            // A fatal hang's values pass the gate as a visit's do (no declared tags: it adds
+            // to no rollup).
+            let fatalHangs = batch.fatalHangs.enumerated().map { index, fatal in
+                let facts = batch.facts(of: fatal.event)
+                let day = Self.day(of: fatal.startedAt)
+                return IngestPlan.FatalHang(index: index, dimensionValues: QueryDimension.all.map {
+                    ledger.admit($0.read(facts), app: batch.app, day: day, dimension: $0)
+                })
+            }
+            plan.stored.append(IngestPlan.Batch(batch: batch, tagKeys: tagKeys, events: events, fatalHangs: fatalHangs))
+            plan.results.append(IngestResult(stored: batch.events.count + batch.fatalHangs.count, duplicate: false,
+                                             folded: ledger.folded(app: batch.app, since: foldedBefore)))
         }
         plan.admitted = ledger.admitted
         return plan
@@ -103,10 +123,10 @@ public enum IngestPlanner {
         let gated = QueryDimension.all.filter { limits.limit($0) != nil }.map(\.queryName)
         var keys: Set<CardinalityLedger.Key> = []
         for batch in batches {
-            let names = gated + (declaredTags[batch.app] ?? []).map { DeclaredTags.parameterPrefix + $0 }
-            for (_, startedAt) in batch.events {
+            let tagNames = (declaredTags[batch.app] ?? []).map { DeclaredTags.parameterPrefix + $0 }
+            for (_, startedAt, tags) in batch.gated {
                 let day = Self.day(of: startedAt)
-                for name in names { keys.insert(CardinalityLedger.Key(app: batch.app, day: day, name: name)) }
+                for name in gated + (tags == nil ? [] : tagNames) { keys.insert(CardinalityLedger.Key(app: batch.app, day: day, name: name)) }
             }
         }
         return keys
@@ -123,11 +143,12 @@ public enum IngestPlanner {
         var needed: [String: [String: Set<StoredText>]] = [:]
         for batch in batches {
             let tagKeys = declaredTags[batch.app] ?? []
-            for (event, startedAt) in batch.events {
+            for (facts, startedAt, tags) in batch.gated {
                 let day = Self.day(of: startedAt)
-                let facts = batch.facts(of: event)
                 var values = windowed.map { ($0.queryName, $0.read(facts), ledger.limits.limit($0) ?? 0) }
-                values += tagKeys.map { (DeclaredTags.parameterPrefix + $0, DeclaredTags.value(of: $0, in: event.context.tags), DeclaredTags.defaultDailyValueLimit) }
+                if let tags {
+                    values += tagKeys.map { (DeclaredTags.parameterPrefix + $0, DeclaredTags.value(of: $0, in: tags), DeclaredTags.defaultDailyValueLimit) }
+                }
                 for (name, value, limit) in values {
                     let key = CardinalityLedger.Key(app: batch.app, day: day, name: name)
                     guard !ledger.isKnown(value, for: key), ledger.knownCount(for: key) < limit else { continue }

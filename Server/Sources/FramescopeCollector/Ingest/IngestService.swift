@@ -158,12 +158,13 @@ public struct IngestService: Sendable {
         let batch = try decodeBatch(body)
         let (ingest, rejected) = try IngestValidator(limits: limits, now: clock()).validate(batch, app: app)
         var result = IngestResult(stored: 0, duplicate: false)
-        if !ingest.events.isEmpty { result = try await groupCommit.ingest(ingest) }
+        if !ingest.events.isEmpty || !ingest.fatalHangs.isEmpty { result = try await groupCommit.ingest(ingest) }
         metrics.recordIngest(app: app, accepted: result.stored, rejected: rejected.count, folded: result.folded)
         logger.debug("batch ingested", metadata: [
             "app": .string(app), "batch": .string(ingest.batchId), "stored": .stringConvertible(result.stored),
             "rejected": .stringConvertible(rejected.count), "duplicate": .stringConvertible(result.duplicate),
         ])
-        return IngestResponse(batchId: ingest.batchId, accepted: ingest.events.count, duplicate: result.duplicate, rejected: rejected)
+        return IngestResponse(batchId: ingest.batchId, accepted: ingest.events.count + ingest.fatalHangs.count, duplicate: result.duplicate,
+                              rejected: rejected)
     }
 }

@@ -70,3 +70,60 @@ extension IngestValidator {
         return nil
     }
 }
+
+extension IngestValidator {
+    /// Puts a fatal hang's texts into NFC (screen, versions, build, tags, image names), as
+    /// a visit's and a batch's are.
+    static func normalize(_ event: inout FatalHangEvent) {
+        event.screen = CanonicalText.nfc(event.screen)
+        event.appVersion = CanonicalText.nfc(event.appVersion)
+        event.build = CanonicalText.nfc(event.build)
+        event.osVersion = CanonicalText.nfc(event.osVersion)
+        var tags: [String: String] = [:]
+        for (key, value) in event.context.tags { tags[CanonicalText.nfc(key)] = CanonicalText.nfc(value) }
+        event.context.tags = tags
+        event.stack?.normalize()
+    }
+
+    /// The first problem with a fatal hang, as (field, message), or `nil`: an id like a
+    /// batch's, a screen, versions and tags as a visit's and a batch's, a start within the
+    /// accepted range, a duration of 0 to a day, and a stack as a hang's.
+    /// - Parameter startedAt: `event.startedAt` parsed (Unix seconds), nil when it is not a date.
+    func check(_ event: FatalHangEvent, startedAt: Double?) -> (String, String)? {
+        let id = event.id
+        guard !id.isEmpty, id.utf8.count <= 64, id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+            return ("id", "id must be 1–64 letters, digits, '-' or '_'")
+        }
+        if let problem = WireText.problem(in: event.screen, maximumBytes: limits.maximumScreenLength) {
+            return ("screen", "screen \(problem)")
+        }
+        for (field, value) in [("appVersion", event.appVersion), ("build", event.build), ("osVersion", event.osVersion), ("screen", event.screen)] {
+            if field != "screen", let problem = WireText.problem(in: value, maximumBytes: limits.maximumFieldLength) {
+                return (field, "\(field) \(problem)")
+            }
+            if value == CardinalityLimits.other { return (field, "\(field) '\(CardinalityLimits.other)' is reserved for folded values") }
+        }
+        guard let startedAt else {
+            return ("startedAt", "startedAt must be an ISO 8601 date-time such as 2026-11-22T15:42:13Z")
+        }
+        if startedAt < now - limits.maximumAge { return ("startedAt", "startedAt is more than 30 days in the past") }
+        if startedAt > now + limits.maximumFutureSkew { return ("startedAt", "startedAt is more than a day in the future") }
+        guard event.duration.isFinite, event.duration >= 0, event.duration <= limits.maximumVisitDuration,
+              startedAt + event.duration <= now + limits.maximumFutureSkew else {
+            return ("duration", "duration must be 0–\(Int(limits.maximumVisitDuration)) seconds, ending before the batch arrived")
+        }
+        if event.context.tags.count > VisitContext.maximumTags { return ("context.tags", "at most \(VisitContext.maximumTags) tags") }
+        for (key, value) in event.context.tags.sorted(by: { $0.key < $1.key }) {
+            if let problem = WireText.problem(in: key, maximumBytes: VisitContext.maximumTagLength) {
+                return ("context.tags", "tag key \(problem)")
+            }
+            if let problem = WireText.problem(in: value, maximumBytes: VisitContext.maximumTagLength, allowEmpty: true) {
+                return ("context.tags.\(key)", "tag value \(problem)")
+            }
+        }
+        if let stack = event.stack, let (field, message) = Self.check(stack, hangDuration: event.duration) {
+            return ("stack\(field)", message)
+        }
+        return nil
+    }
+}

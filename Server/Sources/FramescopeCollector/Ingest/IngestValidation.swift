@@ -76,16 +76,32 @@ struct WireBatch: Decodable {
     var events: [LossyEvent]
 
     struct LossyEvent: Decodable {
-        var result: Result<ScreenVisitEvent, DecodingError>
-
-        /// An event that decoded (``WireBatchDecoder``).
-        init(_ event: ScreenVisitEvent) {
-            result = .success(event)
+        /// An event of one of version 1's kinds.
+        enum Event {
+            /// `screenVisit`.
+            case visit(ScreenVisitEvent)
+            /// `fatalHang`.
+            case fatalHang(FatalHangEvent)
         }
 
+        var result: Result<Event, DecodingError>
+
+        /// A visit that decoded (``WireBatchDecoder``).
+        init(_ event: ScreenVisitEvent) {
+            result = .success(.visit(event))
+        }
+
+        private enum KindKey: String, CodingKey { case kind }
+
+        /// A fatal hang by its `kind`; anything else is read as a visit (whose decoding
+        /// names what is missing or wrong, as before fatal hangs existed).
         init(from decoder: any Decoder) throws {
             do {
-                result = .success(try ScreenVisitEvent(from: decoder))
+                if try decoder.container(keyedBy: KindKey.self).decodeIfPresent(String.self, forKey: .kind) == "fatalHang" {
+                    result = .success(.fatalHang(try FatalHangEvent(from: decoder)))
+                } else {
+                    result = .success(.visit(try ScreenVisitEvent(from: decoder)))
+                }
             } catch let error as DecodingError {
                 result = .failure(error)
             }
@@ -141,12 +157,21 @@ struct IngestValidator {
         var accepted: [(event: ScreenVisitEvent, startedAt: Double)] = []
         var raw: [String] = []
         var rejected: [RejectedEvent] = []
+        var fatalHangs: [(event: FatalHangEvent, startedAt: Double)] = []
         for (index, lossy) in batch.events.enumerated() {
             switch lossy.result {
             case let .failure(error):
                 let field = error.fieldPath
                 rejected.append(RejectedEvent(index: index, field: field.isEmpty ? "events[\(index)]" : field, message: error.reason))
-            case var .success(event):
+            case var .success(.fatalHang(event)):
+                Self.normalize(&event)
+                let startedAt = ISO8601.parse(event.startedAt)
+                if let (field, message) = check(event, startedAt: startedAt) {
+                    rejected.append(RejectedEvent(index: index, field: "events[\(index)].\(field)", message: message))
+                } else if let startedAt {
+                    fatalHangs.append((event, startedAt))
+                }
+            case var .success(.visit(event)):
                 if let (field, message) = Self.normalize(&event) {
                     rejected.append(RejectedEvent(index: index, field: "events[\(index)].\(field)", message: message))
                     continue
@@ -170,6 +195,7 @@ struct IngestValidator {
                                  deviceModel: model, events: accepted, rawEvents: raw, receivedAt: now)
         ingest.installationId = batch.device.installationId
         ingest.maxRefreshRate = batch.device.maxRefreshRate
+        ingest.fatalHangs = fatalHangs
         return (ingest, rejected)
     }
 

@@ -128,15 +128,15 @@ struct WireJSONParser {
             scanner.skipWhitespace()
             let saved = scanner
             let start = scanner.index
-            let event: ScreenVisitEvent
+            let event: WireBatch.LossyEvent
             do {
-                event = try screenVisit()
+                event = WireBatch.LossyEvent(try screenVisit())
             } catch {
                 scanner = saved
                 try scanner.skipValue()
                 event = try Self.foundationDecode(UnsafeRawBufferPointer(rebasing: scanner.bytes[start..<scanner.index]))
             }
-            events.append(WireBatch.LossyEvent(event))
+            events.append(event)
             scanner.skipWhitespace()
             switch scanner.peek() {
             case UInt8(ascii: ","): scanner.index += 1
@@ -146,15 +146,13 @@ struct WireJSONParser {
         }
     }
 
-    /// One event decoded by `JSONDecoder` from its own bytes: the same conformance, so the
-    /// same value as within the batch.
-    private static func foundationDecode(_ slice: UnsafeRawBufferPointer) throws(Decline) -> ScreenVisitEvent {
-        guard JSONScanner.repeatedMembers(in: slice)?.isEmpty == true else { throw Decline() }
-        do {
-            return try JSONDecoder().decode(ScreenVisitEvent.self, from: Data(slice))
-        } catch {
-            throw Decline()
-        }
+    /// One event decoded by `JSONDecoder` from its own bytes (a visit with JSON reports, a
+    /// fatal hang): the same conformance, so the same value as within the batch.
+    private static func foundationDecode(_ slice: UnsafeRawBufferPointer) throws(Decline) -> WireBatch.LossyEvent {
+        guard JSONScanner.repeatedMembers(in: slice)?.isEmpty == true,
+              let event = try? JSONDecoder().decode(WireBatch.LossyEvent.self, from: Data(slice)),
+              case .success = event.result else { throw Decline() }
+        return event
     }
 
     /// An event whose reports travel in their binary form (``ScreenVisitEvent``'s rules:

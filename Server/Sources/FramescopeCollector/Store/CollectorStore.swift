@@ -131,6 +131,27 @@ public struct IngestBatch: Sendable {
     public var receivedAt: Double
     /// The display's maximum refresh rate, in Hz, as the batch's device said.
     public var maxRefreshRate: Int = 60
+    /// The valid fatal hangs with their start times (Unix seconds).
+    public var fatalHangs: [(event: FatalHangEvent, startedAt: Double)] = []
+
+    /// What the dimensions of a fatal hang in this batch are read from: its own screen,
+    /// context, app and OS versions, the batch's device.
+    public func facts(of fatalHang: FatalHangEvent) -> VisitFacts {
+        // The visit the facts name has the hang's screen and context and no frames; only
+        // they are read from it.
+        let carrier = ScreenVisitEvent(screen: fatalHang.screen, startedAt: fatalHang.startedAt, duration: fatalHang.duration,
+                                       context: fatalHang.context, report: FrameReport(), motion: nil)
+        return VisitFacts(appVersion: fatalHang.appVersion, osVersion: fatalHang.osVersion, deviceModel: deviceModel,
+                          maxRefreshRate: maxRefreshRate, event: carrier)
+    }
+
+    /// Everything the cardinality gate admits values of, with its start: the visits, with
+    /// their tags (declared tags are gated), then the fatal hangs, without (they add to no
+    /// tag rollup).
+    public var gated: [(facts: VisitFacts, startedAt: Double, tags: [String: String]?)] {
+        events.map { (facts(of: $0.event), $0.startedAt, $0.event.context.tags) }
+            + fatalHangs.map { (facts(of: $0.event), $0.startedAt, nil) }
+    }
 
     /// What the dimensions of `event` in this batch are read from (``QueryDimension/read``).
     public func facts(of event: ScreenVisitEvent) -> VisitFacts {
@@ -141,13 +162,15 @@ public struct IngestBatch: Sendable {
     /// hangs' stacks (which the raw events leave out) at about their JSON size, in bytes.
     public var approximateBytes: Int {
         var bytes = rawEvents.reduce(0) { $0 &+ $1.utf8.count }
-        for (event, _) in events {
-            for hang in event.hangs {
-                guard let stack = hang.stack else { continue }
-                bytes &+= stack.images.count &* 128 &+ stack.frames.count &* 24
-                for sample in stack.samples { bytes &+= 16 &+ sample.frames.count &* 6 }
-            }
+        func add(_ stack: HangStack?) {
+            guard let stack else { return }
+            bytes &+= stack.images.count &* 128 &+ stack.frames.count &* 24
+            for sample in stack.samples { bytes &+= 16 &+ sample.frames.count &* 6 }
         }
+        for (event, _) in events {
+            for hang in event.hangs { add(hang.stack) }
+        }
+        for (fatal, _) in fatalHangs { bytes &+= 512; add(fatal.stack) }
         return bytes
     }
 }
