@@ -15,25 +15,27 @@ extension ELFFile {
     }
 
     /// The build id among the notes of `notes`: each a header of `namesz`, `descsz` and
-    /// `type` (4 bytes each), then the name and the descriptor, each padded to
-    /// `alignment` (8 when the section or segment says 8, otherwise 4).
+    /// `type` (4 bytes each) and the name, padded to `alignment` from the note's start (8
+    /// when the section or segment says 8, as for `.note.gnu.property`, otherwise 4), then
+    /// the descriptor, padded the same way; binutils' `ELF_NOTE_DESC_OFFSET` and
+    /// `ELF_NOTE_NEXT_OFFSET`.
+    /// - Throws: ``ObjectFileError`` (`outOfBounds`) for a note that overruns its section.
     static func buildID(in notes: ByteReader, alignment: UInt64, place: String) throws(ObjectFileError) -> [UInt8]? {
         let align: UInt64 = alignment == 8 ? 8 : 4
-        func padded(_ length: UInt64) -> UInt64 { (length + align - 1) & ~(align - 1) } // length < 2^32: no overflow
+        func padded(_ length: UInt64) -> UInt64 { (length + align - 1) & ~(align - 1) } // length < 2^34: no overflow
         var cursor: UInt64 = 0
         let end = UInt64(notes.count)
         while end - cursor >= 12 {
             let nameSize = UInt64(try notes.uint32(at: cursor, field: "namesz of a note in \(place)"))
             let descSize = UInt64(try notes.uint32(at: cursor + 4, field: "descsz of a note in \(place)"))
             let type = try notes.uint32(at: cursor + 8, field: "n_type of a note in \(place)")
-            let nameAt = cursor + 12
-            let descAt = nameAt + padded(nameSize)
+            let descAt = cursor + padded(12 + nameSize)
             guard descAt <= end, descSize <= end - descAt else {
                 throw notes.error(.outOfBounds, "namesz and descsz of a note in \(place)", at: cursor,
                                   "a note's name (\(nameSize) bytes) and descriptor (\(descSize) bytes) reach past the end of \(place) (\(end) bytes)")
             }
             if type == 3, nameSize == 4, descSize > 0,
-               try notes.bytes(at: nameAt, length: 4, field: "the name of a note in \(place)").elementsEqual([0x47, 0x4e, 0x55, 0]) {
+               try notes.bytes(at: cursor + 12, length: 4, field: "the name of a note in \(place)").elementsEqual([0x47, 0x4e, 0x55, 0]) {
                 return Array(try notes.bytes(at: descAt, length: descSize, field: "the build id in \(place)"))
             }
             cursor = min(end, descAt + padded(descSize))

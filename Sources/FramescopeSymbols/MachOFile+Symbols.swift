@@ -21,8 +21,9 @@ extension MachOFile {
         }
         let table = try reader.window(at: symtab.symoff, length: symtab.nsyms * nlistSize, field: "symoff")
         let strings = try reader.window(at: symtab.stroff, length: symtab.strsize, field: "stroff")
-        // (section index, n_value, name, name's file offset) of each kept entry.
-        var kept: [(section: Int, value: UInt64, name: String, nameOffset: UInt64)] = []
+        // The kept entries, as parallel arrays sorted below through `order` (moving Ints,
+        // not names).
+        var sectionOf: [Int] = [], valueOf: [UInt64] = [], names: [String] = [], nameOffsets: [UInt64] = []
         for index in 0..<symtab.nsyms {
             let at = index * nlistSize
             let type = try table.uint8(at: at + 4, field: "n_type of symbol \(index)")
@@ -33,10 +34,13 @@ extension MachOFile {
             let value = try table.uint64(at: at + 8, field: "n_value of symbol \(index)")
             guard section.isCode, section.contains(value), value >= base else { continue }
             let strx = UInt64(try table.uint32(at: at, field: "n_strx of symbol \(index)"))
-            let name = try strings.cString(at: strx, field: "n_strx of symbol \(index)")
-            kept.append((sectionNumber - 1, value, name, strings.fileOffset(strx)))
+            names.append(try strings.cString(at: strx, field: "n_strx of symbol \(index)"))
+            nameOffsets.append(strings.fileOffset(strx))
+            sectionOf.append(sectionNumber - 1)
+            valueOf.append(value)
         }
-        kept.sort { ($0.section, $0.value) < ($1.section, $1.value) }
+        let order = valueOf.indices.sorted { (sectionOf[$0], valueOf[$0]) < (sectionOf[$1], valueOf[$1]) }
+        let kept = order.map { (section: sectionOf[$0], value: valueOf[$0], name: names[$0], nameOffset: nameOffsets[$0]) }
         var symbols: [Symbol] = []
         symbols.reserveCapacity(kept.count)
         var first = 0
