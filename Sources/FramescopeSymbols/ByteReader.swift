@@ -55,7 +55,7 @@ public struct ByteReader: Sendable {
     private func checked(_ offset: UInt64, _ length: UInt64, _ field: @autoclosure () -> String) throws(ObjectFileError) -> Int {
         guard let start = index(offset, length: length) else {
             throw error(.truncated, field(), at: offset,
-                        "\(field()) needs \(length) bytes at offset \(offset) of a \(count)-byte \(base == 0 ? "file" : "slice"): the file is cut short")
+                        "\(field()) needs \(length) bytes at offset \(offset), past the end of the \(count) bytes that hold it: the file or a structure in it is cut short")
         }
         return start
     }
@@ -65,7 +65,7 @@ public struct ByteReader: Sendable {
     public func window(at offset: UInt64, length: UInt64, field: @autoclosure () -> String) throws(ObjectFileError) -> ByteReader {
         guard let start = index(offset, length: length) else {
             throw error(.outOfBounds, field(), at: offset,
-                        "\(field()) claims \(length) bytes at offset \(offset), past the end of the \(count)-byte \(base == 0 ? "file" : "slice")")
+                        "\(field()) claims \(length) bytes at offset \(offset), past the end of the \(count) bytes that hold it")
         }
         return ByteReader(bytes: bytes, base: start, count: Int(length))
     }

@@ -74,6 +74,54 @@ struct ELFFileTests {
         #expect(try Binaries.images(Binaries.dynAarch64).map(\.kind) == [.sharedLibrary])
     }
 
+    /// `image` with its symbols' names and offsets, for comparing two readings.
+    static func summary(_ image: SymbolImage) -> [String] {
+        image.symbols.symbols.map { "\($0.name) \($0.offset) \($0.size)" }
+    }
+
+    @Test("Extended numbering (e_shnum 0, e_shstrndx and e_phnum 0xffff, counts in section 0) reads the same image")
+    func extendedNumbering() throws {
+        let bytes = try Binaries.bytes(Binaries.linuxCrash)
+        let original = try #require(try ObjectFile.images(in: bytes).first)
+        // Section 0 (at e_shoff) gets the count (34) in sh_size, the name table's
+        // index (31) in sh_link and the program header count (9) in sh_info.
+        let shoff = try #require(FieldMap.read(bytes, 40, 8))
+        var extended = bytes
+        extended = Field(name: "e_shnum", offset: 60, width: 2, pastEnd: 0).set(0, in: extended)
+        extended = Field(name: "e_shstrndx", offset: 62, width: 2, pastEnd: 0).set(0xffff, in: extended)
+        extended = Field(name: "e_phnum", offset: 56, width: 2, pastEnd: 0).set(0xffff, in: extended)
+        extended = Field(name: "sh_size", offset: Int(shoff) + 32, width: 8, pastEnd: 0).set(34, in: extended)
+        extended = Field(name: "sh_link", offset: Int(shoff) + 40, width: 4, pastEnd: 0).set(31, in: extended)
+        extended = Field(name: "sh_info", offset: Int(shoff) + 44, width: 4, pastEnd: 0).set(9, in: extended)
+        let image = try #require(try ObjectFile.images(in: extended).first)
+        #expect(image.id == original.id && image.debugLink == "crash.debug" && image.extent == original.extent)
+        #expect(Self.summary(image) == Self.summary(original))
+        guard case let .elf(file) = try ObjectFile(extended) else { Issue.record("not ELF"); return }
+        #expect(file.sections.count == 34 && file.segments.count == 9)
+        #expect(file.sections[31].name == ".shstrtab")
+    }
+
+    @Test("Without .symtab the symbols come from .dynsym: dyn_aarch64's main")
+    func dynamicSymbols() throws {
+        var bytes = try Binaries.bytes(Binaries.dynAarch64)
+        // Section 27 is .symtab (readelf -S); as SHT_PROGBITS it is no symbol table.
+        let shoff = try #require(FieldMap.read(bytes, 40, 8))
+        bytes = Field(name: "sh_type", offset: Int(shoff) + 27 * 64 + 4, width: 4, pastEnd: 0).set(1, in: bytes)
+        let image = try #require(try ObjectFile.images(in: bytes).first)
+        #expect(Self.summary(image) == ["main \(0x554) 8"])
+    }
+
+    @Test("Without section headers the build id comes from the PT_NOTE segment")
+    func buildIDFromSegment() throws {
+        var bytes = try Binaries.bytes(Binaries.linuxCrash)
+        bytes = Field(name: "e_shoff", offset: 40, width: 8, pastEnd: 0).set(0, in: bytes)
+        bytes = Field(name: "e_shnum", offset: 60, width: 2, pastEnd: 0).set(0, in: bytes)
+        let image = try #require(try ObjectFile.images(in: bytes).first)
+        #expect(image.id == "f1c3bcc0279865fe3058404b2831d9e64135386c")
+        #expect(image.symbols.isEmpty && image.debugLink == nil)
+        #expect(image.extent == 0x61ac78)
+    }
+
     #if os(Linux)
     @Test("The test binary: its build id is readelf's, and the runtime address of a marker function finds it",
           .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/readelf")))

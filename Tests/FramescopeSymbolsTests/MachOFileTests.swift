@@ -34,6 +34,44 @@ struct MachOFileTests {
         #expect(arm64.symbols.lookup(0x1ac3) == nil)
     }
 
+    @Test("A slice cut out of a fat file reads as a thin file: the same identity and symbols, names 114688 bytes earlier")
+    func thinSlice() throws {
+        let bytes = try Binaries.bytes(Binaries.trash)
+        let size = try #require(FieldMap.read(bytes, 8 + 20 + 12, 4, bigEndian: true))
+        let thin = Array(bytes[114_688..<114_688 + Int(size)])
+        let images = try ObjectFile.images(in: thin)
+        let fat = try #require(try ObjectFile.images(in: bytes).last)
+        #expect(images.count == 1)
+        let image = try #require(images.first)
+        #expect(image.id == fat.id && image.arch == "arm64" && image.fileOffset == 0 && image.extent == fat.extent)
+        #expect(image.symbols.symbols.map(\.name) == fat.symbols.symbols.map(\.name))
+        #expect(image.symbols.symbols.map(\.offset) == fat.symbols.symbols.map(\.offset))
+        #expect(image.symbols.symbols.map { $0.nameOffset + 114_688 } == fat.symbols.symbols.map(\.nameOffset))
+    }
+
+    @Test("A 64-bit fat header (0xCAFEBABF, 32-byte entries) gives the same slices")
+    func fat64() throws {
+        let bytes = try Binaries.bytes(Binaries.trash)
+        var wide = bytes
+        // The 0xCAFEBABE header and its 2 entries of 20 bytes rewritten as 0xCAFEBABF with
+        // 2 entries of 32 (cputype, cpusubtype, offset and size as UInt64, align, reserved);
+        // the first slice starts at 16384, far after both.
+        for index in 0..<80 { wide[index] = 0 }
+        wide = Field(name: "magic", offset: 0, width: 4, bigEndian: true, pastEnd: 0).set(0xCAFE_BABF, in: wide)
+        wide = Field(name: "nfat_arch", offset: 4, width: 4, bigEndian: true, pastEnd: 0).set(2, in: wide)
+        for slice in 0..<2 {
+            let narrow = 8 + slice * 20, broad = 8 + slice * 32
+            for (from, to, width) in [(0, 0, 4), (4, 4, 4), (8, 8, 8), (12, 16, 8), (16, 24, 4)] {
+                let value = try #require(FieldMap.read(bytes, narrow + from, 4, bigEndian: true))
+                wide = Field(name: "fat_arch_64", offset: broad + to, width: width, bigEndian: true, pastEnd: 0).set(value, in: wide)
+            }
+        }
+        let images = try ObjectFile.images(in: wide)
+        #expect(images.map(\.id) == ["6b75a536223a3d189a8abdfe59255a0c", "73d406b3246a378bbefc16429a4d8133"])
+        #expect(images.map(\.fileOffset) == [16384, 114_688])
+        #expect(images.map(\.symbols.count) == [120, 40])
+    }
+
     @Test("get-windows: fat, x86_64 at 4096 and arm64 at 81920; arm64 lookups of two Swift functions")
     func getWindows() throws {
         let images = try Binaries.images(Binaries.getWindows)
