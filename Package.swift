@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "FramescopeSimulation", targets: ["FramescopeSimulation"]),
         .library(name: "FramescopeTraces", targets: ["FramescopeTraces"]),
         .library(name: "FramescopeJSON", targets: ["FramescopeJSON"]),
+        .library(name: "FramescopeSymbols", targets: ["FramescopeSymbols"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
@@ -40,6 +41,9 @@ let package = Package(
         // One strict JSON scanner (in memory) and lexer (streaming) for the collector's wire
         // decoder and the trace readers: standard library only.
         .target(name: "FramescopeJSON"),
+        // Reading symbol tables from Mach-O and ELF files (symbol upload, hang stacks):
+        // standard library only.
+        .target(name: "FramescopeSymbols"),
         // Reading recorded traces (Framescope CSV/JSON and other tools') from bytes and files.
         .target(name: "FramescopeTraces", dependencies: ["FramescopeCore", "FramescopeJSON", "CFramescopeZlib"]),
         // Budget assertions for Swift Testing and XCTest.
@@ -67,6 +71,8 @@ let package = Package(
                     // Chrome traces recorded here, read from the source tree like ../shared/corpus.
                     exclude: ["Recordings"]),
         .testTarget(name: "FramescopeJSONTests", dependencies: ["FramescopeJSON"]),
+        // Real object files from ../shared/binaries (read from the source tree like ../shared/corpus).
+        .testTarget(name: "FramescopeSymbolsTests", dependencies: ["FramescopeSymbols"]),
         .testTarget(name: "FramescopeTestingTests", dependencies: ["FramescopeCore", "FramescopeTesting", "FramescopeScroll", "FramescopeScrollRunner", "FramescopeSimulation"]),
         .testTarget(name: "FramescopeScrollTests", dependencies: ["FramescopeCore", "FramescopeScroll"]),
         // The SDK's own tests (state machines at given times, and real threads); its tests
