@@ -58,6 +58,15 @@ public struct ClickHouseMigrator: Sendable {
                 """, engine: "ReplacingMergeTree", clause: "PARTITION BY toYYYYMM(hour) ORDER BY (app_id, hour, signature, hang_key)",
                 shardKey: "cityHash64(app_id, hang_key)")
         },
+        Migration(version: 4, name: "symbol tables") { topology in
+            // One row per app and image (the latest upload wins: ReplacingMergeTree by
+            // uploaded_at, read with FINAL); the symbols in base64 of their binary form
+            // (FSY1), since query answers are text.
+            topology.table("symbol_tables", columns: """
+                app_id String, image_id String, name String, arch String, symbols String, count UInt32, uploaded_at Float64
+                """, engine: "ReplacingMergeTree", engineArgument: "uploaded_at", clause: "ORDER BY (app_id, image_id)",
+                shardKey: "cityHash64(app_id, image_id)")
+        },
     ]
 
     /// Version 2's statements, frozen: for each level a table of aggregate states and the

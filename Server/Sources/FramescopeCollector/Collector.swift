@@ -15,7 +15,8 @@ import ServiceLifecycle
 /// - ``AlertRoutes``: `GET /v1/apps/{app}/alerts` (read key), acknowledging an alert and
 ///   the app's webhooks (admin key);
 /// - ``ExportRoutes``: `GET /v1/apps/{app}/events` (read key);
-/// - ``HangRoutes``: `GET /v1/apps/{app}/hangs` (read key);
+/// - ``HangRoutes``: `GET /v1/apps/{app}/hangs` (read key), `POST /v1/apps/{app}/symbols`
+///   (admin key) and `GET /v1/apps/{app}/symbols` (read or admin key);
 /// - whatever `additionalRoutes` adds (the dashboard's pages), under the same middleware.
 ///
 /// Every error is JSON, `{"error": {"code", "field", "message"}}` (``ErrorShapeMiddleware``),
@@ -53,7 +54,7 @@ public struct Collector {
         SettingsRoutes(store: store, clock: clock).addRoutes(to: router)
         AlertRoutes(store: store, clock: clock).addRoutes(to: router)
         ExportRoutes(store: store, clock: clock).addRoutes(to: router)
-        HangRoutes(store: store, clock: clock).addRoutes(to: router)
+        HangRoutes(store: store, pace: pace, clock: clock).addRoutes(to: router)
         additionalRoutes(router)
         router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes.map { ($0.method.rawValue, $0.path.description) }))
         self.router = router

@@ -12,7 +12,7 @@ struct Framescope: AsyncParsableCommand {
             64 bad usage, 65 unusable input data, 74 I/O failure.
             """,
         version: "0.1.0",
-        subcommands: [ServeCommand.self, AppsCommand.self, AnalyzeCommand.self, CheckCommand.self, CompareCommand.self, SimulateCommand.self, DatasetCommand.self, RecordCommand.self, ExportCommand.self, BenchCommand.self, LoadtestCommand.self]
+        subcommands: [ServeCommand.self, AppsCommand.self, AnalyzeCommand.self, CheckCommand.self, CompareCommand.self, SimulateCommand.self, DatasetCommand.self, RecordCommand.self, ExportCommand.self, SymbolsCommand.self, BenchCommand.self, LoadtestCommand.self]
     )
 
     /// Parses the arguments, runs the chosen command and ends the process with its exit

@@ -13,8 +13,8 @@ enum CLI {
         builtProduct(named: "framescope")
     }
 
-    static func run(_ arguments: [String]) throws -> CLIResult {
-        try runProduct(binary, arguments)
+    static func run(_ arguments: [String], environment: [String: String]? = nil) throws -> CLIResult {
+        try runProduct(binary, arguments, environment: environment)
     }
 
     /// Runs the CLI to its end on a thread of its own. `run` blocks its caller until the
@@ -28,10 +28,13 @@ enum CLI {
     }
 
     /// Runs the built executable at `executable` to its end, capturing its output and its error.
-    static func runProduct(_ executable: URL, _ arguments: [String]) throws -> CLIResult {
+    /// - Parameter environment: Variables set (or, with an empty value, the process's own
+    ///   replaced) on top of the test's environment.
+    static func runProduct(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws -> CLIResult {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out

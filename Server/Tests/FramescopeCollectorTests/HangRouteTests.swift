@@ -56,4 +56,40 @@ struct HangRouteTests {
             #expect(try await get(client, shop.readKey, "&from=yesterday").status == .badRequest)
         }
     }
+
+    @Test("Symbols uploaded with the admin key name the frames; groups in one function merge; only the admin key may upload")
+    func symbolsNameAndMerge() async throws {
+        try await CollectorRouteTests().withCollector { client, shop, _ in
+            let batch = HangStoreContractTests.batch(id: "hangs-2", screen: "Feed", version: "3.1.0", start: Self.now - 3600)
+            _ = try await client.execute(uri: "/v1/events", method: .post, headers: [.authorization: "Bearer \(shop.ingestKey)"],
+                                         body: ByteBuffer(data: try jsonData(batch)))
+            // One function holds both sites (0x2000..<0x3000); another the caller.
+            let upload = SymbolUpload(images: [SymbolUpload.Image(id: "73D406B3-246A-378B-BEFC-16429A4D8133", name: "Shop", arch: "arm64", symbols: [
+                SymbolUpload.Symbol(offset: 0x2000, size: 0x1000, name: "FeedViewController.decodeThumbnails(_:)"),
+                SymbolUpload.Symbol(offset: 0x3F00, size: 0x200, name: "FeedViewController.viewDidLoad()"),
+            ])])
+            func post(_ key: String, _ body: Data) async throws -> TestResponse {
+                try await client.execute(uri: "/v1/apps/shop/symbols", method: .post, headers: [.authorization: "Bearer \(key)"], body: ByteBuffer(data: body))
+            }
+            #expect(try await post(shop.readKey, try jsonData(upload)).status == .forbidden)
+            #expect(try await post(shop.ingestKey, try jsonData(upload)).status == .forbidden)
+            let bad = try await post(shop.adminKey, Data(#"{"images":[{"id":"73d406b3246a378bbefc16429a4d8133","name":"Shop","arch":"arm64","symbols":[[16,8,"b"],[0,8,"a"]]}]}"#.utf8))
+            #expect(bad.status == .badRequest)
+            #expect(try CollectorRouteTests().error(bad).field == "images[0].symbols[1]")
+            let created = try await post(shop.adminKey, try jsonData(upload))
+            #expect(created.status == .created, "\(String(buffer: created.body))")
+            let stored = try JSONDecoder().decode(SymbolImagesResponse.self, from: Data(buffer: created.body)).images
+            #expect(stored.map(\.id) == ["73d406b3246a378bbefc16429a4d8133"] && stored.first?.symbols == 2)
+            let listed = try await client.execute(uri: "/v1/apps/shop/symbols", method: .get, headers: [.authorization: "Bearer \(shop.readKey)"])
+            #expect(try JSONDecoder().decode(SymbolImagesResponse.self, from: Data(buffer: listed.body)).images.first?.name == "Shop")
+
+            let answer = try JSONDecoder().decode(HangsResponse.self, from: Data(buffer: try await get(client, shop.readKey, "").body))
+            #expect(answer.groups.map(\.signature) == ["Shop`FeedViewController.decodeThumbnails(_:)", "(no stack)"])
+            let merged = try #require(answer.groups.first)
+            #expect(merged.hangs == 3, "two site-A hangs and one site-B hang: one function")
+            #expect(merged.stack.map(\.symbol) == [nil, "FeedViewController.decodeThumbnails(_:)", "FeedViewController.viewDidLoad()", nil])
+            #expect(merged.dominant?.symbol == "FeedViewController.decodeThumbnails(_:)")
+            #expect(answer.imagesWithoutSymbols.isEmpty)
+        }
+    }
 }

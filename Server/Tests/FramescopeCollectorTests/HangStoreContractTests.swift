@@ -103,6 +103,31 @@ struct HangStoreContractTests {
         _ = keepAlive
     }
 
+    @Test("Symbol tables are stored per app and image, the latest upload winning, and read back by id", arguments: Kind.allCases)
+    func symbols(_ kind: Kind) async throws {
+        let (store, keepAlive) = try await kind.make()
+        _ = try await store.createApp(name: "Shop", id: nil)
+        let image = SymbolUploadTests.image
+        try await store.storeSymbols(app: "shop", images: [image], now: Self.now - 60)
+        var newer = image
+        newer.symbols = [SymbolUpload.Symbol(offset: 0x1000, size: 0x40, name: "renamed()")]
+        try await store.storeSymbols(app: "shop", images: [newer], now: Self.now)
+        var other = image
+        other.id = "5307fcdea6d530a49e32df2420ec6a1b"
+        other.name = "Other"
+        try await store.storeSymbols(app: "shop", images: [other], now: Self.now)
+        let listed = try await store.symbolImages(app: "shop")
+        #expect(listed.map(\.name) == ["Other", "Shop"])
+        #expect(listed.last?.symbols == 1 && listed.last?.uploadedAt == ISO8601.format(unixSeconds: Self.now))
+        let tables = try await store.symbolTables(app: "shop", ids: [image.id, other.id, "00000000000000000000000000000000"])
+        #expect(tables.count == 2)
+        #expect(tables[image.id]?.name(at: 0x1030) == "renamed()")
+        #expect(tables[other.id] == SymbolTableBlob(image.symbols))
+        #expect(try await store.symbolTables(app: "other", ids: [image.id]).isEmpty)
+        #expect(try await store.symbolImages(app: "other").isEmpty)
+        _ = keepAlive
+    }
+
     @Test("Retention deletes hangs that began before the cutoff", arguments: Kind.allCases)
     func retention(_ kind: Kind) async throws {
         let (store, keepAlive) = try await kind.make()

@@ -41,8 +41,8 @@ struct OpenAPIRegistryTests {
     func dimensions() throws {
         // The app's settings (thresholds) are not a data query: they take no filters.
         // Nor are its alerts and webhooks (an alert holds the figures as they were evaluated),
-        // nor the list of its declared tag keys.
-        let settingsPaths = ["/thresholds", "/alerts", "/alerts/{id}/acknowledge", "/webhooks", "/webhooks/{id}", "/tags"].map { "/v1/apps/{app}" + $0 }
+        // nor the list of its declared tag keys, nor its uploaded symbols.
+        let settingsPaths = ["/thresholds", "/alerts", "/alerts/{id}/acknowledge", "/webhooks", "/webhooks/{id}", "/tags", "/symbols"].map { "/v1/apps/{app}" + $0 }
         let readPaths = (object("paths") as? [String: Any] ?? [:]).keys.filter { $0.hasPrefix("/v1/apps/{app}/") && !settingsPaths.contains($0) }.sorted()
         #expect(readPaths.count == 8, "the rollup routes, metrickit, the export and hangs")
         // The rollup routes also take one declared tag's filter, tag.KEY=VALUE (a name OpenAPI

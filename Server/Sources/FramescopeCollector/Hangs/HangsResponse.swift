@@ -37,7 +37,8 @@ public struct HangsResponse: ResponseEncodable, Codable, Sendable {
 
     /// Hangs with one signature.
     public struct Group: Codable, Sendable, Hashable {
-        /// `<image id>+0x<offset>` of the dominant app frame, `(no app frame)` or `(no stack)`.
+        /// `` <image>`<function> `` of the dominant app frame where its image's symbols were
+        /// uploaded, else `<image id>+0x<offset>`; `(no app frame)` or `(no stack)`.
         public var signature: String
         /// How many hangs.
         public var hangs: Int
@@ -88,7 +89,8 @@ public struct HangsResponse: ResponseEncodable, Codable, Sendable {
     public var groups: [Group]
     /// MetricKit's hang diagnostics, grouped the same way (no screens; never fatal).
     public var metricKitGroups: [Group]
-    /// The app's images in the groups' stacks with no symbols uploaded, by name.
+    /// The app's images in the groups' stacks with no symbols uploaded, by name: upload
+    /// theirs (`framescope symbols upload`) to see functions.
     public var imagesWithoutSymbols: [Image]
 
     /// Groups per source unless `limit` says otherwise.
@@ -96,26 +98,29 @@ public struct HangsResponse: ResponseEncodable, Codable, Sendable {
     /// Most groups per source.
     public static let maximumLimit = 1000
 
-    /// The answer for `sdk` and `metricKit` groups as the store read them.
-    public init(sdk: [HangGroup], metricKit: [HangGroup]) {
-        groups = sdk.map(Self.group)
-        metricKitGroups = metricKit.map(Self.group)
+    /// The answer for `sdk` and `metricKit` groups as the store read them (at most
+    /// ``maximumLimit`` each), merged by function where `tables` (symbol tables by image
+    /// id) name their dominant frames (``HangGroup/merged(_:tables:)``), at most `limit` each.
+    public init(sdk: [HangGroup], metricKit: [HangGroup], tables: [String: SymbolTableBlob] = [:], limit: Int = maximumLimit) {
+        groups = HangGroup.merged(sdk, tables: tables).prefix(limit).map { Self.group($0, tables) }
+        metricKitGroups = HangGroup.merged(metricKit, tables: tables).prefix(limit).map { Self.group($0, tables) }
         var images: [String: String] = [:]
         for group in groups + metricKitGroups {
-            for frame in group.stack where frame.app && frame.symbol == nil { images[frame.imageId] = frame.image }
+            for frame in group.stack where frame.app && tables[frame.imageId] == nil { images[frame.imageId] = frame.image }
         }
         imagesWithoutSymbols = images.map { Image(name: $0.value, id: $0.key) }
             .sorted { (StoredText($0.name), $0.id) < (StoredText($1.name), $1.id) }
     }
 
-    static func frame(_ frame: HangFrame) -> Frame {
-        Frame(image: frame.image, imageId: frame.imageId, offset: frame.offset, symbol: nil, share: frame.share, app: frame.app)
+    static func frame(_ frame: HangFrame, _ tables: [String: SymbolTableBlob]) -> Frame {
+        Frame(image: frame.image, imageId: frame.imageId, offset: frame.offset, symbol: tables[frame.imageId]?.name(at: frame.lookupOffset),
+              share: frame.share, app: frame.app)
     }
 
-    static func group(_ group: HangGroup) -> Group {
+    static func group(_ group: HangGroup, _ tables: [String: SymbolTableBlob]) -> Group {
         Group(signature: group.signature, hangs: group.hangs, fatal: group.fatal, duration: group.duration, screens: group.screens,
               appVersions: group.appVersions, firstSeen: ISO8601.format(unixSeconds: group.firstSeen),
-              lastSeen: ISO8601.format(unixSeconds: group.lastSeen), dominant: group.dominant.map(Self.frame),
-              stack: group.stack.map(Self.frame))
+              lastSeen: ISO8601.format(unixSeconds: group.lastSeen), dominant: group.dominant.map { Self.frame($0, tables) },
+              stack: group.stack.map { Self.frame($0, tables) })
     }
 }

@@ -1,24 +1,105 @@
+import Foundation
 import FramescopeCore
 import Hummingbird
 
-/// `GET /v1/apps/{app}/hangs` with the read key (``ReadKeyAuthenticator``): the app's hangs
-/// grouped by their dominant app frame (``HangsResponse``). Parameters: `from`, `to` and
-/// the filters of every read route (``screenQuery(_:now:)``), `tag.KEY=VALUE` on the
-/// visit's tags (up to 8, as the export), and `limit` (groups per source, 1–1000, default 100).
+/// The hang routes, under `/v1/apps/{app}`:
+/// - `GET …/hangs` with the read key: the app's hangs grouped by their dominant app frame,
+///   symbolicated where the build's symbols were uploaded (``HangsResponse``). Parameters:
+///   `from`, `to` and the filters of every read route (``screenQuery(_:now:)``),
+///   `tag.KEY=VALUE` on the visit's tags (up to 8, as the export), and `limit` (groups
+///   per source, 1–1000, default 100).
+/// - `POST …/symbols` with the admin key: a build's symbol tables (``SymbolUpload``, JSON,
+///   gzip allowed: 16 MiB as sent, 64 MiB inflated) → 201 with what was stored;
+/// - `GET …/symbols` with the read or admin key: the images with symbols (``SymbolImagesResponse``).
 struct HangRoutes: Sendable {
-    let store: any AppAccess & HangStore
+    let store: any AppAccess & HangStore & SymbolStore
+    let symbols: SymbolCache
     let clock: @Sendable () -> Double
+    /// Upload bodies: 128 MiB at once over all uploads, at the ingest pace.
+    let uploads: BodyReader
+
+    init(store: any AppAccess & HangStore & SymbolStore, pace: BodyPace, clock: @escaping @Sendable () -> Double) {
+        self.store = store
+        self.clock = clock
+        symbols = SymbolCache(clock: clock)
+        uploads = BodyReader(maximumBodyBytes: SymbolUpload.maximumBodyBytes, maximumDecompressedBytes: SymbolUpload.maximumDecompressedBytes,
+                             budget: ByteBudget(capacity: 128 << 20), pace: pace)
+    }
 
     func addRoutes(to router: Router<CollectorRequestContext>) {
-        let group = router.group("/v1/apps/:app").add(middleware: ReadKeyAuthenticator(store: store, clock: clock))
-        group.get("hangs") { request, context -> HangsResponse in
+        let read = router.group("/v1/apps/:app").add(middleware: ReadKeyAuthenticator(store: store, clock: clock))
+        read.get("hangs") { request, context -> HangsResponse in
             let app = try context.authenticatedApp()
             let parameters = request.uri.queryParameters
             let query = try eventQuery(parameters, now: clock())
             let limit = try integerParameter(parameters, name: "limit", default: HangsResponse.defaultLimit, range: 1...HangsResponse.maximumLimit)
-            async let sdk = store.hangGroups(app: app, query: query, source: .sdk, limit: limit)
-            async let metricKit = store.hangGroups(app: app, query: query, source: .metrickit, limit: limit)
-            return HangsResponse(sdk: try await sdk, metricKit: try await metricKit)
+            // Every group the merge by function may join, then the merge, then the limit.
+            async let sdk = store.hangGroups(app: app, query: query, source: .sdk, limit: HangsResponse.maximumLimit)
+            async let metricKit = store.hangGroups(app: app, query: query, source: .metrickit, limit: HangsResponse.maximumLimit)
+            let (sdkGroups, metricKitGroups) = try await (sdk, metricKit)
+            let tables = try await symbols.tables(app: app, ids: HangGroup.imageIds(sdkGroups + metricKitGroups), store: store)
+            return HangsResponse(sdk: sdkGroups, metricKit: metricKitGroups, tables: tables, limit: limit)
         }
+        router.group("/v1/apps/:app")
+            .add(middleware: AppKeyAuthenticator(store: store, kinds: [.read, .admin], clock: clock))
+            .get("symbols") { _, context -> SymbolImagesResponse in
+                SymbolImagesResponse(images: try await store.symbolImages(app: try context.authenticatedApp()))
+            }
+        router.group("/v1/apps/:app")
+            .add(middleware: AppKeyAuthenticator(store: store, kinds: [.admin], clock: clock))
+            .post("symbols") { request, context -> Response in
+                let app = try context.authenticatedApp()
+                let upload = try await uploads.withBody(of: request) { body in try SymbolUpload.decode(body) }
+                try await store.storeSymbols(app: app, images: upload.images, now: clock())
+                await symbols.forget(app: app)
+                let stored = SymbolImagesResponse(images: upload.images.map {
+                    SymbolImageRecord(id: $0.id, name: $0.name, arch: $0.arch, symbols: $0.symbols.count, uploadedAt: ISO8601.format(unixSeconds: clock()))
+                })
+                return try stored.response(from: request, context: context, status: .created)
+            }
+    }
+}
+
+/// `{"images": [...]}`: images with uploaded symbols.
+public struct SymbolImagesResponse: ResponseEncodable, Codable, Sendable, Hashable {
+    /// The images, by name then id.
+    public var images: [SymbolImageRecord]
+
+    /// The answer for `images`.
+    public init(images: [SymbolImageRecord]) {
+        self.images = images
+    }
+
+    /// The response with `status`.
+    func response(from request: Request, context: CollectorRequestContext, status: HTTPResponse.Status) throws -> Response {
+        var response = try self.response(from: request, context: context)
+        response.status = status
+        return response
+    }
+}
+
+extension SymbolUpload {
+    /// The upload in `body`, normalised (ids lowercase without dashes, names in NFC) and
+    /// checked: 400 `invalid_json` or `invalid_field` naming the field.
+    static func decode(_ body: ByteBuffer) throws -> SymbolUpload {
+        var upload: SymbolUpload
+        do {
+            upload = try JSONDecoder().decode(SymbolUpload.self, from: Data(buffer: body))
+        } catch let error as DecodingError {
+            let field = error.fieldPath
+            if case .dataCorrupted = error, field.isEmpty {
+                throw CollectorError(.badRequest, .invalidJSON, message: invalidJSONMessage(Data(buffer: body)))
+            }
+            throw CollectorError(.badRequest, .invalidField, field: field.isEmpty ? nil : field, message: error.reason)
+        }
+        // One form, as a hang's images: ids in lowercase without dashes, names in NFC.
+        for index in upload.images.indices {
+            upload.images[index].id = String(upload.images[index].id.unicodeScalars.filter { $0 != "-" }).lowercased()
+            upload.images[index].name = CanonicalText.nfc(upload.images[index].name)
+        }
+        if let (field, message) = upload.problem() {
+            throw CollectorError(.badRequest, .invalidField, field: field, message: message)
+        }
+        return upload
     }
 }

@@ -156,3 +156,37 @@ public protocol HangStore: Sendable {
     /// returns how many were deleted (the retention sweep, with the raw events' cutoff).
     func deleteHangs(startedBefore cutoff: Double, limit: Int) async throws -> Int
 }
+
+/// The symbol tables of an app's builds (issue 33), by image id.
+public protocol SymbolStore: Sendable {
+    /// Stores `images`' symbols for `app` at `now` (Unix seconds), replacing an image's
+    /// earlier upload.
+    func storeSymbols(app: String, images: [SymbolUpload.Image], now: Double) async throws
+    /// What `app` has uploaded, by image name then id.
+    func symbolImages(app: String) async throws -> [SymbolImageRecord]
+    /// The symbols of `app`'s images among `ids`, by id (an image without an upload is absent).
+    func symbolTables(app: String, ids: Set<String>) async throws -> [String: SymbolTableBlob]
+}
+
+/// One image whose symbols an app uploaded.
+public struct SymbolImageRecord: Codable, Sendable, Hashable {
+    /// The image's build identity.
+    public var id: String
+    /// Its file name.
+    public var name: String
+    /// Its architecture.
+    public var arch: String
+    /// How many symbols.
+    public var symbols: Int
+    /// When they were uploaded, ISO 8601 in UTC.
+    public var uploadedAt: String
+
+    /// Creates a record.
+    public init(id: String, name: String, arch: String, symbols: Int, uploadedAt: String) {
+        self.id = id
+        self.name = name
+        self.arch = arch
+        self.symbols = symbols
+        self.uploadedAt = uploadedAt
+    }
+}

@@ -10,7 +10,7 @@ import FramescopeCore
 /// A consumer asks only for the roles it uses (`CollectorStore+Roles.swift`): the group
 /// commit an ``EventStore``, the authenticators an ``AppAccess``, the queries a
 /// ``RollupReader``, so a test double implements one role, not the whole store.
-public protocol CollectorStore: AppAccess, EventStore, RollupReader, SettingsStore, AlertStore, MetricKitStore, HangStore {}
+public protocol CollectorStore: AppAccess, EventStore, RollupReader, SettingsStore, AlertStore, MetricKitStore, HangStore, SymbolStore {}
 
 extension EventStore {
     /// 10 000 events a call.

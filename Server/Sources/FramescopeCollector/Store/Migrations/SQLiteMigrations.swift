@@ -330,6 +330,10 @@ extension SQLiteStore {
             // Frozen SQL of its own (Migrations/MigrationV15.swift).
             try MigrationV15.run(db)
         }
+        migrator.registerMigration(MigrationV16.name) { db in
+            // Frozen SQL of its own (Migrations/MigrationV16.swift).
+            try MigrationV16.run(db)
+        }
         return migrator
     }
 }

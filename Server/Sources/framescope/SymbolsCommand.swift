@@ -1,0 +1,159 @@
+import ArgumentParser
+import AsyncHTTPClient
+import CompressNIO
+import Foundation
+import FramescopeCollector
+import FramescopeSymbols
+import NIOCore
+
+/// `framescope symbols`: the symbol tables that turn hang stacks into function names.
+struct SymbolsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "symbols",
+        abstract: "Upload a build's symbols, so that hang stacks show function names.",
+        subcommands: [Upload.self]
+    )
+
+    /// `framescope symbols upload --app APP FILE…`.
+    struct Upload: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "upload",
+            abstract: "Read the function symbols of object files and store them for an app.",
+            discussion: """
+                FILE is a Mach-O binary or dSYM (fat or thin; a .dSYM bundle is read from \
+                Contents/Resources/DWARF), or an ELF file (with .symtab, or .dynsym). Each image \
+                is stored under its LC_UUID or GNU build id, which is how hang frames name it. Swift \
+                names are demangled here (swift-demangle; FRAMESCOPE_SWIFT_DEMANGLE names it). \
+                Send them to a collector with --url and the app's admin key (--key or \
+                FRAMESCOPE_ADMIN_KEY), or write them into a store with --db or --store.
+                """
+        )
+
+        @Option(help: "The app id.") var app: String
+        @Option(help: "The collector's base URL (http://host:port).") var url: String?
+        @Option(help: ArgumentHelp("The app's admin key; default: the FRAMESCOPE_ADMIN_KEY environment variable.", valueName: "key"))
+        var key: String?
+        @OptionGroup var storeOptions: StoreOptions
+        @Argument(help: ArgumentHelp("Object files or .dSYM bundles.", valueName: "file")) var files: [String]
+
+        mutating func validate() throws {
+            let hasStore = storeOptions.store != nil || storeOptions.db != nil
+            if (url != nil) == hasStore { throw ValidationError("give --url (with the admin key) or --db/--store, one of them") }
+            if files.isEmpty { throw ValidationError("name at least one object file or .dSYM bundle") }
+        }
+
+        func run() async throws {
+            let demangler = SwiftDemangler()
+            if demangler.tool == nil {
+                writeToStandardError("framescope: swift-demangle not found (set FRAMESCOPE_SWIFT_DEMANGLE): Swift 5 names are read by the runtime, older ones stay mangled\n")
+            }
+            var images: [SymbolUpload.Image] = []
+            for path in try SymbolFiles.expand(files) {
+                let bytes: [UInt8]
+                do { bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) } catch {
+                    throw CLIFailure(exitCode: CLIFailure.ioError, message: "\(path): cannot read: \(error.localizedDescription)")
+                }
+                let read: [SymbolImage]
+                do { read = try ObjectFile.images(in: bytes) } catch {
+                    throw CLIFailure(exitCode: CLIFailure.dataError, message: "\(path): \(error)")
+                }
+                for image in read {
+                    guard let upload = SymbolFiles.upload(image, path: path, demangler: demangler) else {
+                        writeToStandardError("framescope: \(path) (\(image.arch)): no UUID or build id, so no hang frame can name it; skipped\n")
+                        continue
+                    }
+                    images.append(upload)
+                }
+            }
+            guard !images.isEmpty else { throw CLIFailure(exitCode: CLIFailure.dataError, message: "no image with a UUID or build id in the files given") }
+            if let problem = SymbolUpload(images: images).problem() {
+                throw CLIFailure(exitCode: CLIFailure.dataError, message: "\(problem.0): \(problem.1)")
+            }
+            if let url {
+                try await send(images, to: url)
+            } else {
+                let store = try await storeOptions.open()
+                try await store.storeSymbols(app: app, images: images, now: Date().timeIntervalSince1970)
+            }
+            for image in images {
+                let note = image.symbols.isEmpty ? " (no function symbols: a stripped binary; its frames stay image + offset)" : ""
+                print("\(image.name) (\(image.arch), \(image.id)): \(image.symbols.count) symbols\(note)")
+            }
+        }
+
+        /// POSTs each image alone, gzip-compressed, to `POST {url}/v1/apps/{app}/symbols`.
+        func send(_ images: [SymbolUpload.Image], to url: String) async throws {
+            guard let key = key ?? ProcessInfo.processInfo.environment["FRAMESCOPE_ADMIN_KEY"] else {
+                throw ValidationError("give the app's admin key with --key or FRAMESCOPE_ADMIN_KEY")
+            }
+            let base = url.hasSuffix("/") ? String(url.dropLast()) : url
+            let address = "\(base)/v1/apps/\(app.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? app)/symbols"
+            let client = HTTPClient(eventLoopGroupProvider: .singleton)
+            do {
+                for image in images {
+                    let json = try JSONEncoder().encode(SymbolUpload(images: [image]))
+                    guard json.count <= SymbolUpload.maximumDecompressedBytes else {
+                        throw CLIFailure(exitCode: CLIFailure.dataError, message: "\(image.name): its symbols take \(json.count) bytes, more than a collector takes (\(SymbolUpload.maximumDecompressedBytes))")
+                    }
+                    var request = HTTPClientRequest(url: address)
+                    request.method = .POST
+                    request.headers.add(name: "Authorization", value: "Bearer \(key)")
+                    request.headers.add(name: "Content-Type", value: "application/json")
+                    request.headers.add(name: "Content-Encoding", value: "gzip")
+                    var plain = ByteBuffer(data: json)
+                    request.body = .bytes(try plain.compress(with: .gzip()))
+                    let response = try await client.execute(request, timeout: .seconds(300))
+                    let body = try await response.body.collect(upTo: 1 << 20)
+                    guard response.status == .created else {
+                        throw CLIFailure(exitCode: response.status.code == 400 ? CLIFailure.dataError : CLIFailure.ioError,
+                                         message: "\(url): \(response.status.code) \(String(buffer: body))")
+                    }
+                }
+            } catch {
+                try? await client.shutdown()
+                if error is CLIFailure { throw error }
+                throw CLIFailure(exitCode: CLIFailure.ioError, message: "\(url): \(error)")
+            }
+            try await client.shutdown()
+        }
+    }
+}
+
+/// The files an upload reads, and what it sends of each image.
+enum SymbolFiles {
+    /// `paths` with each `.dSYM` bundle replaced by the files in its
+    /// `Contents/Resources/DWARF` folder; any other folder is refused.
+    static func expand(_ paths: [String]) throws -> [String] {
+        var files: [String] = []
+        for path in paths {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+                throw CLIFailure(exitCode: CLIFailure.ioError, message: "\(path): no such file")
+            }
+            guard isFolder.boolValue else { files.append(path); continue }
+            let dwarf = (path as NSString).appendingPathComponent("Contents/Resources/DWARF")
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: dwarf), !names.isEmpty else {
+                throw CLIFailure(exitCode: CLIFailure.ioError, message: "\(path): a folder that is not a .dSYM bundle (no Contents/Resources/DWARF)")
+            }
+            files += names.sorted().filter { !$0.hasPrefix(".") }.map { (dwarf as NSString).appendingPathComponent($0) }
+        }
+        return files
+    }
+
+    /// What is uploaded of `image` read from `path`: its id, file name, architecture and
+    /// function symbols with readable names; `nil` without an id.
+    static func upload(_ image: SymbolImage, path: String, demangler: SwiftDemangler) -> SymbolUpload.Image? {
+        guard let id = image.id else { return nil }
+        let symbols = image.symbols.symbols.filter { $0.size > 0 }
+        let readable = demangler.demangle(symbols.map(\.strippedName))
+        var list: [SymbolUpload.Symbol] = []
+        list.reserveCapacity(symbols.count)
+        for (symbol, name) in zip(symbols, readable) {
+            // Two symbols at one address (aliases): the first name is kept.
+            if let last = list.last, symbol.offset < last.offset &+ last.size { continue }
+            list.append(SymbolUpload.Symbol(offset: symbol.offset, size: symbol.size, name: String(name.utf8.prefix(SymbolUpload.maximumNameLength)) ?? name))
+        }
+        let name = String((path as NSString).lastPathComponent.prefix(128))
+        return SymbolUpload.Image(id: id, name: name, arch: image.arch, symbols: list)
+    }
+}
