@@ -52,12 +52,16 @@ let package = Package(
         // Apple SDKs, zlib1g-dev on Debian).
         .systemLibrary(name: "CFramescopeZlib", path: "Sources/CFramescopeZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
+        // The stack sampler's C: a checked frame-pointer walk (both systems) and, on Linux, the
+        // signal-based sampler, the images (dl_iterate_phdr) and stack bounds
+        // (Sources/FramescopeSDK/Stacks/ is its Swift side).
+        .target(name: "CFramescopeStack", cSettings: [.define("_GNU_SOURCE")]),
         // The in-app SDK: hang watchdog, resource sampler, screen tracker and delivery
         // (Foundation and Dispatch; the UIKit glue compiles only where UIKit exists).
         .target(
             name: "FramescopeSDK",
             dependencies: [
-                "FramescopeCore", "CFramescopeZlib",
+                "FramescopeCore", "CFramescopeZlib", "CFramescopeStack",
                 .product(name: "Atomics", package: "swift-atomics"),
             ]
         ),
