@@ -35,6 +35,15 @@ func fsTestSpin(_ counter: UnsafeRawPointer) -> UInt64 {
     return value
 }
 
+/// Recurses `depth` levels (through `fs_test_deep`, a frame each) and spins at the bottom
+/// until the counter behind `counter` moves: a deep stack whose innermost frames change from
+/// sample to sample, like a busy app's.
+@_cdecl("fs_test_deep")
+@inline(never)
+func fsTestDeep(_ depth: Int, _ counter: UnsafeRawPointer) -> UInt64 {
+    depth <= 0 ? fsTestSpin(counter) : fsTestDeep(depth - 1, counter) &+ UInt64(depth)
+}
+
 /// Where a known function starts in memory, from a C function pointer to it.
 enum KnownFunction: String, CaseIterable, Sendable {
     case blockInRead = "fs_test_block_in_read"
