@@ -75,7 +75,7 @@ let package = Package(
         .testTarget(name: "FramescopeScrollTests", dependencies: ["FramescopeCore", "FramescopeScroll"]),
         // The SDK's own tests (state machines at given times, and real threads); its tests
         // against a running collector and in a stopped process are in Server/.
-        .testTarget(name: "FramescopeSDKTests", dependencies: ["FramescopeSDK", "FramescopeCore", "FramescopeSimulation"]),
+        .testTarget(name: "FramescopeSDKTests", dependencies: ["FramescopeSDK", "FramescopeCore", "FramescopeSimulation", "CFramescopeStack"]),
     ],
     swiftLanguageModes: [.v6]
 )
