@@ -24,7 +24,8 @@ struct StackSource: Sendable {
 /// let stack = sampler.hangEnded()   // the samples, as (image, offset) frames
 /// ```
 ///
-/// The thread is created on first use and parks on a semaphore between hangs. When a hang
+/// The thread is created on first use, parks on a semaphore between hangs and holds the
+/// sampler until ``stop()``. When a hang
 /// begins it loads the image table (outside any window; `dl_iterate_phdr` on Linux), then
 /// follows ``HangSamplingSchedule``: a sample at once, then one every
 /// ``Configuration/interval``, at most ``Configuration/maximumSamples``, each written into a
@@ -93,6 +94,7 @@ final class StackSampler: @unchecked Sendable {
     /// sample `source` until ``hangEnded()``. `pingRuns` is the watched queue's ping counter;
     /// once it moves, sampling stops. Returns at once.
     func hangBegan(at start: UInt64, source: StackSource, pingRuns: PingRunCounter) {
+        published.withLock { $0 = Statistics() }
         post(.began(start: start, source: source, pingRuns: pingRuns))
     }
 
@@ -107,7 +109,8 @@ final class StackSampler: @unchecked Sendable {
         return reply.withLock { $0 }
     }
 
-    /// What happened to the current or last hang's samples.
+    /// What happened to the current or last hang's samples (all zero and not finished from
+    /// ``hangBegan(at:source:pingRuns:)`` on).
     var statistics: Statistics {
         published.withLock { $0 }
     }
@@ -178,7 +181,7 @@ extension StackSampler {
                 defer { mailbox.commands.removeAll(keepingCapacity: true) }
                 return mailbox.commands
             }
-            for command in commands {
+            for (position, command) in commands.enumerated() {
                 switch command {
                 case let .began(start, source, pingRuns):
                     let images = loadImages()
@@ -198,12 +201,14 @@ extension StackSampler {
                 case .stop:
                     action = schedule.ended()
                     hang = nil
+                    // Answer every `hangEnded()` still waiting: those after the stop in this
+                    // batch, and those posted before the mailbox closed.
                     let late = mailbox.withLock { mailbox in
                         mailbox.exited = true
                         defer { mailbox.commands.removeAll() }
                         return mailbox.commands
                     }
-                    for case let .ended(_, done) in late { done.signal() }
+                    for case let .ended(_, done) in commands[(position + 1)...] + late { done.signal() }
                     return
                 }
             }

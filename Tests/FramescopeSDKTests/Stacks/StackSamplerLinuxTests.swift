@@ -182,6 +182,60 @@ struct StackSamplerLinuxTests {
         }
     }
 
+    @Test("The ping runs while the third stack is taken: that sample is dropped, sampling stops, the first two are kept")
+    func pingRanDuringSample() throws {
+        let reader = try BlockedReader()
+        defer { reader.release() }
+        let pingRuns = PingRunCounter()
+        let calls = Locked(0)
+        let real = StackSource.thread(reader.thread)
+        // The third request finds the ping run during it: as if the hang ended mid-sample.
+        let source = StackSource { slot, text in
+            let call = calls.withLock { $0 += 1; return $0 }
+            let count = real.take(slot, text)
+            if call == 3 { pingRuns.bump() }
+            return count
+        }
+        let table = ImageTable.loaded()
+        let sampler = StackSampler(configuration: .init(interval: 0.01, maximumSamples: 20)) { table }
+        let start = systemMonotonicNanoseconds()
+        sampler.hangBegan(at: start, source: source, pingRuns: pingRuns)
+        let deadline = Date().addingTimeInterval(5)
+        while !sampler.statistics.finished && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        Thread.sleep(forTimeInterval: 0.05)  // no further request comes
+        #expect(sampler.statistics == StackSampler.Statistics(kept: 2, dropped: 1, failed: 0, finished: true))
+        #expect(calls.withLock { $0 } == 3)
+        let (stack, _) = try #require(sampler.hangEnded())
+        #expect(stack.samples.count == 2)
+        #expect(stack.samples[0].at < stack.samples[1].at && stack.samples[1].at < 1)
+        sampler.stop()
+    }
+
+    @Test("A hang that ends before any sample gives no stack; the sampler then samples the next hang")
+    func endedAtOnce() throws {
+        let reader = try BlockedReader()
+        defer { reader.release() }
+        let table = ImageTable.loaded()
+        let sampler = StackSampler(configuration: .init(interval: 0.01, maximumSamples: 3)) { table }
+        let moved = PingRunCounter()
+        moved.bump()
+        // The counter moved between the hang's report and the first sample.
+        let source = StackSource { slot, text in
+            moved.bump()
+            return StackSource.thread(reader.thread).take(slot, text)
+        }
+        sampler.hangBegan(at: systemMonotonicNanoseconds(), source: source, pingRuns: moved)
+        while !sampler.statistics.finished { Thread.sleep(forTimeInterval: 0.002) }
+        #expect(sampler.hangEnded() == nil)
+        sampler.hangBegan(at: systemMonotonicNanoseconds(), source: .thread(reader.thread), pingRuns: PingRunCounter())
+        while !sampler.statistics.finished { Thread.sleep(forTimeInterval: 0.002) }
+        #expect(sampler.hangEnded()?.stack.samples.count == 3)
+        sampler.stop()
+        #expect(sampler.hangEnded() == nil)  // stopped: answers at once
+    }
+
     @Test("The image table holds the test executable with the build id readelf prints, and offsets are file addresses")
     func executableImage() throws {
         let executable = try #require(Self.executable)
