@@ -38,6 +38,9 @@ static int fs_frame_ok(uintptr_t fp, uintptr_t sp, uintptr_t hi) {
 }
 
 #if defined(__x86_64__)
+/// How far into a frameless leaf function its entry may lie below the interrupted instruction.
+#define FS_LEAF_SPAN 4096u
+
 /// Whether the instruction before `address` (in `range`) is a call: E8 rel32, FF 15 disp32
 /// (RIP-relative), or FF /2 with a register, [reg], [reg+disp8] or [reg+disp32] operand, with
 /// or without a SIB byte. Reads only inside `range`.
@@ -54,6 +57,21 @@ static int fs_follows_call(const fs_text_range *range, uintptr_t address) {
     if (code[-6] == 0xFF && (code[-5] & 0xF8) == 0x90 && (code[-5] & 7) != 4) return 1;   /* call *d32(%reg) */
     if (code[-7] == 0xFF && code[-6] == 0x94) return 1;               /* call *d32(%reg,%reg,s) */
     return 0;
+}
+#endif
+
+#if defined(__x86_64__)
+/// Whether `address` follows a direct call (E8 rel32) in a text range whose target lies at
+/// most FS_LEAF_SPAN bytes below `pc`: the return address of a call to the function `pc` is in.
+static int fs_direct_call_target(const fs_text_range *text, size_t count, uintptr_t address, uintptr_t pc) {
+    const fs_text_range *range = fs_find_text(text, count, address);
+    if (range == 0 || address < range->start + 5) return 0;
+    const uint8_t *code = (const uint8_t *)address;
+    if (code[-5] != 0xE8) return 0;
+    int32_t displacement = (int32_t)((uint32_t)code[-4] | (uint32_t)code[-3] << 8 | (uint32_t)code[-2] << 16 |
+                                     (uint32_t)code[-1] << 24);
+    uintptr_t target = address + (uintptr_t)(intptr_t)displacement;
+    return target <= pc && pc - target < FS_LEAF_SPAN;
 }
 #endif
 
@@ -99,6 +117,21 @@ size_t fs_walk_frames(uintptr_t pc, uintptr_t fp, uintptr_t sp, uintptr_t lr,
                 uintptr_t value = *(const uintptr_t *)slot;
                 const fs_text_range *range = fs_find_text(text, text_count, value);
                 if (range != 0 && fs_follows_call(range, value)) out[count++] = (uint64_t)value;
+            } else if (slot == 0) {
+                /* A leaf without a frame (Swift keeps frame pointers in non-leaf functions
+                   only): its return address lies near sp, after a direct call to the leaf.
+                   Taken only if that call's target is at most FS_LEAF_SPAN bytes below pc, so
+                   a stale return address to elsewhere is not taken for the caller. */
+                for (size_t word = 0; word < FS_SCAN_WORDS && count < max; word++) {
+                    uintptr_t at = sp + word * 8;
+                    if (at > stack_hi - 8) break;
+                    if (chain && at >= fp + 8) break;
+                    uintptr_t value = *(const uintptr_t *)at;
+                    if (fs_direct_call_target(text, text_count, value, pc)) {
+                        out[count++] = (uint64_t)value;
+                        break;
+                    }
+                }
             }
         }
     }

@@ -63,7 +63,11 @@ typedef struct fs_text_range {
 ///   because they lie in flagged code. `pc` in framed code gets no scan (a stale return address
 ///   in a framed function's locals would be taken for its caller), except where the function's
 ///   frame does not exist: at `push %rbp` or `ret` the return address is at sp, at
-///   `mov %rsp,%rbp` at sp + 8, and it is frame 1 if it follows a call.
+///   `mov %rsp,%rbp` at sp + 8, and it is frame 1 if it follows a call. Elsewhere in framed
+///   code, `pc` may be in a leaf without a frame (Swift keeps frame pointers in non-leaf
+///   functions only): the ≤ 16 words from sp up (below fp + 8) are scanned for a return
+///   address after a direct call (E8 rel32) whose target lies at most 4 KiB below `pc`, i.e. a
+///   call to the function `pc` is in; a stale return address of another call does not pass.
 /// - arm64: `lr` is frame 1 when it lies in a range and differs from [fp + 8].
 /// `stack_lo` is checked against `sp` only (sp < stack_lo means the registers are not of this
 /// stack: the walk returns `pc` alone).

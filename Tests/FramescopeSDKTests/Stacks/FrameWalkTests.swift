@@ -142,12 +142,23 @@ struct FrameWalkTests {
         #expect(memory.walk(pc: memory.libc(20), fp: 0, sp: memory.word(4)) == [memory.libc(20), memory.app(29)])
     }
 
-    @Test("PC in framed code is not scanned: a stale return address in its locals is ignored")
-    func framedNoScan() {
+    @Test("PC in framed code: a return address near sp is taken only after a direct call to the function PC is in (a leaf without a frame)")
+    func framedLeaf() {
         let memory = Memory()
-        memory.stack[5] = memory.app(13)  // stale
         memory.chain([(10, memory.app(29))])
+        // app+13 follows `call app+13` (rel32 0): a call to the code at app+13, so PC in
+        // app+13 … app+13+4095 is in the called leaf.
+        memory.stack[5] = memory.app(13)
+        #expect(memory.walk(pc: memory.app(20), fp: memory.word(10), sp: memory.word(4)) == [memory.app(20), memory.app(13), memory.app(29)])
+        // PC below the call's target: the return address belongs to another call (stale).
         #expect(memory.walk(pc: memory.app(2), fp: memory.word(10), sp: memory.word(4)) == [memory.app(2), memory.app(29)])
+        // After an indirect call the target is unknown: not taken.
+        memory.stack[5] = memory.app(42)
+        #expect(memory.walk(pc: memory.app(44), fp: memory.word(10), sp: memory.word(4)) == [memory.app(44), memory.app(29)])
+        // At fp + 8 and above, the chain has it: not taken twice.
+        memory.stack[5] = 0
+        memory.chain([(4, memory.app(13))])
+        #expect(memory.walk(pc: memory.app(20), fp: memory.word(4), sp: memory.word(4)) == [memory.app(20), memory.app(13)])
     }
 
     @Test("PC at a framed function's push %rbp, mov %rsp,%rbp or ret: the return address at sp (sp + 8 after the push) is frame 1",
