@@ -65,6 +65,24 @@ struct StackSamplerFigures {
         print("FIGURE ImageTable.loaded() (\(ImageTable.loaded().images.count) images): \(Self.summary(tables.sorted()))")
     }
 
+    @Test("One sample of a thread blocked in read, frame by frame")
+    func readStack() throws {
+        let reader = try Threads.BlockedReader()
+        defer { reader.release() }
+        let table = ImageTable.loaded()
+        var buffer = StackSampleBuffer(capacity: 1, depth: 128)
+        table.textRanges.withUnsafeBufferPointer { text in
+            _ = buffer.write(at: 0) { slot in (try? reader.thread.sample(into: slot, text: text).get()) ?? 0 }
+        }
+        let (stack, dropped) = buffer.hangStack(images: table, hangStart: 0)
+        for (depth, index) in (stack.samples.first?.frames ?? []).enumerated() {
+            let frame = stack.frames[index]
+            let image = stack.images[frame.image]
+            print("FIGURE read frame \(depth): \(image.name)\(image.app ? " (app)" : "") +0x\(String(frame.offset, radix: 16)) [\(image.id.prefix(12))…]")
+        }
+        print("FIGURE read frames dropped: \(dropped); fs_test_block_in_read at file address 0x\(String(table.lookup(KnownFunction.blockInRead.address)?.offset ?? 0, radix: 16))")
+    }
+
     @Test("Bytes per hang: 20 samples of a 40-deep spinning stack, as JSON and gzipped")
     func bytesPerHang() throws {
         let stop = PingRunCounter()
@@ -95,6 +113,13 @@ struct StackSamplerFigures {
         let gzipped = try Gzip.compress(Array(json))
         let depths = stack.samples.map(\.frames.count)
         print("FIGURE hang: \(stack.samples.count) samples, depth \(depths.min() ?? 0)–\(depths.max() ?? 0), \(stack.frames.count) distinct frames, \(stack.images.count) images, \(dropped) dropped; JSON \(json.count) B, gzip \(gzipped.count) B; hangEnded (conversion) \(String(format: "%.0f", conversion)) µs")
+        // The bound: 20 samples of 128 frames, every frame distinct, offsets in a 64 MiB image.
+        let worst = HangStack(
+            images: stack.images,
+            frames: (0..<2_560).map { HangStack.Frame(image: $0 % stack.images.count, offset: 0x100_0000 + UInt64($0) * 4_099) },
+            samples: (0..<20).map { sample in HangStack.Sample(at: 0.25 + Double(sample) * 0.1, frames: Array(sample * 128..<(sample + 1) * 128)) })
+        let worstJSON = try JSONEncoder().encode(worst)
+        print("FIGURE hang, bound (20 × 128 distinct frames): JSON \(worstJSON.count) B, gzip \(try Gzip.compress(Array(worstJSON)).count) B")
         print("FIGURE images: \(stack.images.map { "\($0.name)\($0.app ? " (app)" : "")" }.joined(separator: ", "))")
         #expect(stack.samples.count == 20)
     }
