@@ -56,12 +56,16 @@ let package = Package(
         // Apple SDKs, zlib1g-dev on Debian).
         .systemLibrary(name: "CFramescopeZlib", path: "Sources/CFramescopeZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
+        // The stack sampler's C: a checked frame-pointer walk (both systems) and, on Linux, the
+        // signal-based sampler, the images (dl_iterate_phdr) and stack bounds
+        // (Sources/FramescopeSDK/Stacks/ is its Swift side).
+        .target(name: "CFramescopeStack", cSettings: [.define("_GNU_SOURCE")]),
         // The in-app SDK: hang watchdog, resource sampler, screen tracker and delivery
         // (Foundation and Dispatch; the UIKit glue compiles only where UIKit exists).
         .target(
             name: "FramescopeSDK",
             dependencies: [
-                "FramescopeCore", "CFramescopeZlib",
+                "FramescopeCore", "CFramescopeZlib", "CFramescopeStack",
                 .product(name: "Atomics", package: "swift-atomics"),
             ]
         ),
@@ -77,7 +81,7 @@ let package = Package(
         .testTarget(name: "FramescopeScrollTests", dependencies: ["FramescopeCore", "FramescopeScroll"]),
         // The SDK's own tests (state machines at given times, and real threads); its tests
         // against a running collector and in a stopped process are in Server/.
-        .testTarget(name: "FramescopeSDKTests", dependencies: ["FramescopeSDK", "FramescopeCore", "FramescopeSimulation"]),
+        .testTarget(name: "FramescopeSDKTests", dependencies: ["FramescopeSDK", "FramescopeCore", "FramescopeSimulation", "CFramescopeStack"]),
     ],
     swiftLanguageModes: [.v6]
 )
