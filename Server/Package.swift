@@ -138,7 +138,7 @@ let package = Package(
         .testTarget(name: "FramescopeCLITests", dependencies: ["framescope", "FramescopeExample",
                                                      .product(name: "FramescopeCore", package: "Framescope"),
                                                      .product(name: "FramescopeSimulation", package: "Framescope"),
-                                                     "FramescopeProcessTesting", "FramescopeClickHouse", "FramescopeClickHouseTesting",
+                                                     "FramescopeProcessTesting", "FramescopeCollector", "FramescopeClickHouse", "FramescopeClickHouseTesting",
                                                      .product(name: "Hummingbird", package: "hummingbird"),
                                                      .product(name: "NIOCore", package: "swift-nio")],
                     exclude: ["Fixtures"]),
