@@ -36,9 +36,14 @@ public enum DemoData {
         var pending: [IngestBatch] = []
         for batch in fleet.batches() {
             let arm = (batch.device.installationId ?? batch.device.model).utf8.reduce(0) { $0 &+ Int($1) } % 2 == 0 ? "compact" : "control"
-            let events = batch.events.compactMap { event -> (ScreenVisitEvent, Double)? in
+            let events = batch.events.enumerated().compactMap { position, event -> (ScreenVisitEvent, Double)? in
                 var event = event
                 event.context.tags[demoTagKey] = arm
+                // The main thread's samples, as an SDK that samples sends them (DemoHangs).
+                for index in event.hangs.indices {
+                    event.hangs[index].stack = DemoHangs.stack(screen: event.screen, version: batch.app.version,
+                                                               duration: event.hangs[index].duration, seed: position &+ index &+ ingested)
+                }
                 return ISO8601.parse(event.startedAt).map { (event, $0) }
             }.filter { $0.1 <= now }
             guard !events.isEmpty else { continue }
@@ -47,6 +52,16 @@ public enum DemoData {
                                      deviceModel: batch.device.model, events: events, rawEvents: raw, receivedAt: now)
             ingest.installationId = batch.device.installationId
             ingest.maxRefreshRate = batch.device.maxRefreshRate
+            // One Checkout visit in 25 ends in a fatal hang (the app killed while it hung),
+            // sent by the device's next batch: here, beside the visit.
+            if let (checkout, started) = events.first(where: { $0.0.screen == "Checkout" }), (ingested / 7) % 25 == 0 {
+                let duration = 3 + Double(ingested % 5)
+                ingest.fatalHangs = [(FatalHangEvent(
+                    id: "demo-fatal-\(batch.batchId)", screen: checkout.screen, startedAt: ISO8601.format(unixSeconds: started + 1),
+                    duration: duration, appVersion: batch.app.version, build: batch.app.build, osVersion: batch.device.osVersion,
+                    context: checkout.context, stack: DemoHangs.stack(screen: "Checkout", version: batch.app.version, duration: duration, seed: ingested)),
+                    started + 1)]
+            }
             // Flushes of 64 batches, as the group commit makes them under load: one
             // transaction on SQLite, inserts side by side on ClickHouse.
             pending.append(ingest)
@@ -59,6 +74,7 @@ public enum DemoData {
         }
         _ = try await store.ingest(pending)
         _ = try await store.storeMetricKit(app: appId, records: metricKit.records(receivedAt: now))
+        try await store.storeSymbols(app: appId, images: DemoHangs.symbols(versions: fleet.releases.map(\.version)), now: now)
         return (credentials, ingested)
     }
 }

@@ -23,6 +23,11 @@ extension DashboardPages {
         var distribution: String
         var markers: [Marker]
         var breakdowns: [Breakdown]
+        /// The screen's five hang groups with the most hang time (the Hangs page's rows).
+        var hangs: [HangGroupRow] = []
+        var hasHangs = false
+        /// The Hangs page filtered to this screen.
+        var hangsLink = ""
     }
 
     /// One screen: tiles, trends of every figure, the frame-duration distribution, and
@@ -80,10 +85,13 @@ extension DashboardPages {
         let markers = [("p50", 0.5), ("p90", 0.9), ("p95", 0.95), ("p99", 0.99)].map { name, q in
             Marker(name: name, value: formatFigure(total.report.frameDuration(atQuantile: q).map { $0 * 1000 }, unit: "ms"))
         }
-        let page = ScreenPage(page: chrome, screen: name, hasData: total.visits > 0,
+        var page = ScreenPage(page: chrome, screen: name, hasData: total.visits > 0,
                               basis: Self.basis(total),
                               tiles: tiles(total, thresholds: chrome.thresholds), charts: charts,
                               distribution: DurationDistributionChart(histogram: total.report.frameDurations).svg(), markers: markers, breakdowns: breakdowns)
+        page.hangs = try await hangGroups(app: app, query: query, limit: 5).map(Self.hangRow)
+        page.hasHangs = !page.hangs.isEmpty
+        page.hangsLink = base + "/hangs" + filters.queryString([("screen", name)])
         return library.render(page, withTemplate: "screen") ?? ""
     }
 

@@ -33,7 +33,7 @@ public struct DashboardPages: Sendable {
         }
         ScalarHTMLContentType.register()
         var library = MustacheLibrary()
-        for name in ["layout", "filters", "sign-in", "overview", "screens", "screen", "compare", "alerts"] {
+        for name in ["layout", "filters", "sign-in", "overview", "screens", "screen", "compare", "alerts", "hangs"] {
             let text = try String(contentsOf: templates.appendingPathComponent("\(name).mustache"), encoding: .utf8)
             guard text.hasPrefix("{{% CONTENT_TYPE: \(ScalarHTMLContentType.name)}}") else {
                 throw DashboardError("template \(name) does not start with the FRAMESCOPE_HTML content type")
@@ -72,10 +72,13 @@ public struct DashboardPages: Sendable {
         var compareLink: String
         /// The regression alerts page.
         var alertsLink: String
+        /// The hangs page.
+        var hangsLink: String
         var isOverview = false
         var isScreens = false
         var isCompare = false
         var isAlerts = false
+        var isHangs = false
         var action: String
         var selects: [Select]
         var hidden: [Hidden]
@@ -125,7 +128,7 @@ public struct DashboardPages: Sendable {
         let query = filters.queryString()
         return Chrome(title: title, app: app, appName: name, css: css,
                       overviewLink: base + query, screensLink: base + "/screens" + query, compareLink: base + "/compare" + query,
-                      alertsLink: base + "/alerts" + query,
+                      alertsLink: base + "/alerts" + query, hangsLink: base + "/hangs" + query,
                       action: action, selects: selects, hidden: hidden,
                       rangeText: "\(ISO8601.format(unixSeconds: from).prefix(16).replacingOccurrences(of: "T", with: " ")) to \(ISO8601.format(unixSeconds: to).prefix(16).replacingOccurrences(of: "T", with: " ")) UTC", csrfToken: csrfToken,
                       thresholds: thresholds, bandNotes: Self.bandNotes(thresholds))

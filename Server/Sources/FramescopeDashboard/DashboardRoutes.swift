@@ -119,6 +119,12 @@ public struct DashboardRoutes: Sendable {
                                         screen: parameters["screen"].map { CanonicalText.nfc(String($0)) })
             }
         }
+        router.get("/dashboard/apps/:app/hangs") { request, context in
+            let screen = request.uri.queryParameters["screen"].map { CanonicalText.nfc(String($0)) }
+            return try await page(request, context) { app, filters, now, csrf in
+                try await pages.hangs(app: app, filters: filters, now: now, csrfToken: csrf, screen: screen)
+            }
+        }
         registerAlerts(on: router)
     }
 

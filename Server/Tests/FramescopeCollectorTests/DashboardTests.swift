@@ -182,3 +182,48 @@ struct DashboardTests {
         #expect(try labelX(svg) < 1000 - 260 - 100, "room is left for the bars")
     }
 }
+
+/// The Hangs page over the demo data: groups named from the demo's symbols, merged across
+/// releases, the same numbers as `GET …/hangs`, and the stack of each group.
+@Suite("Dashboard: hangs")
+struct DashboardHangsTests {
+    @Test("The demo's hangs: Feed's site named and merged across releases, Checkout's fatal hangs, the same numbers as the API")
+    func demoHangs() async throws {
+        let now = DashboardTests.now
+        let temporary = try TemporaryStore()
+        let (demo, _) = try await DemoData.prepare(store: temporary.store, now: now, days: 12, deviceCount: 40)
+        let pages = try DashboardPages(store: temporary.store)
+        let router = Collector(store: temporary.store, clock: { now }, additionalRoutes: { router in
+            DashboardRoutes(pages: pages, clock: { now }).register(on: router)
+        }).router
+        try await Application(router: router).test(.router) { client in
+            // The page's range: the last 7 days to the next whole hour.
+            let to = (now / 3600).rounded(.up) * 3600
+            let api = try await client.execute(uri: "/v1/apps/demo/hangs?from=\(ISO8601.format(unixSeconds: to - 7 * 86_400))&to=\(ISO8601.format(unixSeconds: to))",
+                                               method: .get, headers: [.authorization: "Bearer \(demo.readKey)"])
+            let answer = try JSONDecoder().decode(HangsResponse.self, from: Data(buffer: api.body))
+            let feed = try #require(answer.groups.first { $0.signature == "DemoApp`FeedViewController.decodeThumbnails(_:)" })
+            #expect(feed.screens == ["Feed"])
+            #expect(feed.dominant?.symbol == "FeedViewController.decodeThumbnails(_:)")
+            #expect(feed.stack.contains { $0.symbol == "main" })
+            #expect(feed.stack.contains { $0.image == "UIKitCore" && $0.symbol == nil })
+            let checkout = try #require(answer.groups.first { $0.signature == "DemoApp`PaymentSheet.validate(card:)" })
+            #expect(checkout.fatal > 0)
+            #expect(answer.imagesWithoutSymbols.isEmpty, "every release's symbols are stored")
+            #expect(answer.groups.contains { $0.signature == HangSummary.noAppFrame }, "screens whose hangs stand in the system's code")
+
+            let (_, cookie) = try await signIn(client, key: demo.readKey)
+            let page = try await client.execute(uri: "/dashboard/apps/demo/hangs?days=7", method: .get, headers: cookie)
+            #expect(page.status == .ok)
+            let html = String(buffer: page.body)
+            #expect(html.contains("aria-current=\"page\">Hangs</a>"))
+            #expect(html.contains("data-signature=\"DemoApp`FeedViewController.decodeThumbnails(_:)\""))
+            #expect(html.contains("<span class=\"site\">PaymentSheet.validate(card:)</span>"))
+            #expect(html.contains("<td><strong>\(groupThousands(checkout.fatal))</strong></td>"))
+            #expect(html.contains("<code>0x84410</code>"), "a frame without symbols shows its offset")
+            let filtered = try await client.execute(uri: "/dashboard/apps/demo/hangs?days=7&screen=Search", method: .get, headers: cookie)
+            let searchPage = String(buffer: filtered.body)
+            #expect(searchPage.contains("SearchIndex.rebuild()") && !searchPage.contains("decodeThumbnails"))
+        }
+    }
+}

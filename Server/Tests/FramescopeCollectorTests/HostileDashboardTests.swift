@@ -31,6 +31,10 @@ struct HostileDashboardTests {
         var batch = makeBatch(id: "xss", app: "shop", screen: Self.screen, count: 3, start: now - 3600)
         batch.device.model = Self.model
         batch.app.version = "3.0\"\u{301} onmouseover=alert(3)"
+        // A hang whose stack names an image by markup (issue 33): the Hangs page shows it.
+        var stack = HangStackFixtures.stack(site: 0x215c)
+        stack.images[0].name = "Shop<\u{301}img src=x onerror=alert(1)> \"\u{301} autofocus"
+        batch.events[0].hangs = [HangRecord(offset: 0.5, duration: 0.75, stack: stack)]
         let body = try jsonData(batch)
         let pages = try DashboardPages(store: temporary.store)
         let router = Collector(store: temporary.store, clock: { now }, additionalRoutes: { router in
@@ -43,7 +47,8 @@ struct HostileDashboardTests {
             let (_, cookie) = try await signIn(client, key: shop.readKey)
             let encodedScreen = percentEncode(Self.screen)
             for path in ["/dashboard/apps/shop?days=7", "/dashboard/apps/shop/screens?days=7", "/dashboard/apps/shop/screens/\(encodedScreen)?days=7",
-                         "/dashboard/apps/shop/compare?days=7", "/dashboard/apps/shop/screens?days=7&deviceModel=\(percentEncode(Self.model))"] {
+                         "/dashboard/apps/shop/compare?days=7", "/dashboard/apps/shop/screens?days=7&deviceModel=\(percentEncode(Self.model))",
+                         "/dashboard/apps/shop/hangs?days=7"] {
                 let response = try await client.execute(uri: path, method: .get, headers: cookie)
                 #expect(response.status == .ok, "\(path)")
                 let csp = response.headers[.contentSecurityPolicy] ?? ""

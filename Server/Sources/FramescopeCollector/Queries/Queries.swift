@@ -152,12 +152,15 @@ public struct PercentilesResponse: Sendable, Hashable, Codable {
 /// The collector's read queries, on top of ``RollupReader/aggregate(app:query:)``,
 /// so every store answers them the same way: the one door through which the query API
 /// and the dashboard read an app's data (rollups, filter menus, MetricKit, thresholds,
-/// declared tags).
+/// declared tags, hangs with their symbols).
 public struct CollectorQueries: Sendable {
-    /// What a read needs from the store: the rollups, the app's settings, MetricKit.
-    public typealias Store = RollupReader & SettingsStore & MetricKitStore
+    /// What a read needs from the store: the rollups, the app's settings, MetricKit, hangs
+    /// and symbols.
+    public typealias Store = RollupReader & SettingsStore & MetricKitStore & HangStore & SymbolStore
     /// The store read from.
     public var store: any Store
+    /// The symbol tables the hang reads name frames with, kept between requests.
+    public let symbols: SymbolCache
     /// The family-wise confidence of a comparison's intervals: 0.95 means that, when
     /// nothing changed, all of a comparison's figures × screens intervals include 0 with
     /// at least 95 % probability (Bonferroni: each interval is at 1 − 0.05/m).
@@ -168,6 +171,19 @@ public struct CollectorQueries: Sendable {
     /// Queries over `store`.
     public init(store: any Store) {
         self.store = store
+        symbols = SymbolCache()
+    }
+
+    /// `app`'s hangs over `query`, grouped by their dominant app frame, named from the
+    /// uploaded symbols and merged by function (``HangsResponse``), at most `limit` groups
+    /// per source. Every group the merge may join is read first (up to
+    /// ``HangsResponse/maximumLimit`` per source), then merged, then cut to `limit`.
+    public func hangs(app: String, query: EventQuery, limit: Int) async throws -> HangsResponse {
+        async let sdk = store.hangGroups(app: app, query: query, source: .sdk, limit: HangsResponse.maximumLimit)
+        async let metricKit = store.hangGroups(app: app, query: query, source: .metrickit, limit: HangsResponse.maximumLimit)
+        let (sdkGroups, metricKitGroups) = try await (sdk, metricKit)
+        let tables = try await symbols.tables(app: app, ids: HangGroup.imageIds(sdkGroups + metricKitGroups), store: store)
+        return HangsResponse(sdk: sdkGroups, metricKit: metricKitGroups, tables: tables, limit: limit)
     }
 
     /// The rollups over `query`'s range and filters, merged per group

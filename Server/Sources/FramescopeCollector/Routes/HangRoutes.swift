@@ -12,16 +12,18 @@ import Hummingbird
 ///   gzip allowed: 16 MiB as sent, 64 MiB inflated) → 201 with what was stored;
 /// - `GET …/symbols` with the read or admin key: the images with symbols (``SymbolImagesResponse``).
 struct HangRoutes: Sendable {
-    let store: any AppAccess & HangStore & SymbolStore
-    let symbols: SymbolCache
+    let store: any AppAccess & SymbolStore
+    /// The reads (``CollectorQueries/hangs(app:query:limit:)``) and their symbol cache, which
+    /// an upload here empties for its app.
+    let queries: CollectorQueries
     let clock: @Sendable () -> Double
     /// Upload bodies: 128 MiB at once over all uploads, at the ingest pace.
     let uploads: BodyReader
 
-    init(store: any AppAccess & HangStore & SymbolStore, pace: BodyPace, clock: @escaping @Sendable () -> Double) {
+    init(store: any AppAccess & SymbolStore, queries: CollectorQueries, pace: BodyPace, clock: @escaping @Sendable () -> Double) {
         self.store = store
+        self.queries = queries
         self.clock = clock
-        symbols = SymbolCache(clock: clock)
         uploads = BodyReader(maximumBodyBytes: SymbolUpload.maximumBodyBytes, maximumDecompressedBytes: SymbolUpload.maximumDecompressedBytes,
                              budget: ByteBudget(capacity: 128 << 20), pace: pace)
     }
@@ -33,12 +35,7 @@ struct HangRoutes: Sendable {
             let parameters = request.uri.queryParameters
             let query = try eventQuery(parameters, now: clock())
             let limit = try integerParameter(parameters, name: "limit", default: HangsResponse.defaultLimit, range: 1...HangsResponse.maximumLimit)
-            // Every group the merge by function may join, then the merge, then the limit.
-            async let sdk = store.hangGroups(app: app, query: query, source: .sdk, limit: HangsResponse.maximumLimit)
-            async let metricKit = store.hangGroups(app: app, query: query, source: .metrickit, limit: HangsResponse.maximumLimit)
-            let (sdkGroups, metricKitGroups) = try await (sdk, metricKit)
-            let tables = try await symbols.tables(app: app, ids: HangGroup.imageIds(sdkGroups + metricKitGroups), store: store)
-            return HangsResponse(sdk: sdkGroups, metricKit: metricKitGroups, tables: tables, limit: limit)
+            return try await queries.hangs(app: app, query: query, limit: limit)
         }
         router.group("/v1/apps/:app")
             .add(middleware: AppKeyAuthenticator(store: store, kinds: [.read, .admin], clock: clock))
@@ -51,7 +48,7 @@ struct HangRoutes: Sendable {
                 let app = try context.authenticatedApp()
                 let upload = try await uploads.withBody(of: request) { body in try SymbolUpload.decode(body) }
                 try await store.storeSymbols(app: app, images: upload.images, now: clock())
-                await symbols.forget(app: app)
+                await queries.symbols.forget(app: app)
                 let stored = SymbolImagesResponse(images: upload.images.map {
                     SymbolImageRecord(id: $0.id, name: $0.name, arch: $0.arch, symbols: $0.symbols.count, uploadedAt: ISO8601.format(unixSeconds: clock()))
                 })
