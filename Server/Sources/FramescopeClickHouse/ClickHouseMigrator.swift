@@ -44,18 +44,18 @@ public struct ClickHouseMigrator: Sendable {
         },
         Migration(version: 2, name: "rollups merged in the engine: six levels fed by materialized views", statements: rollupStatements),
         Migration(version: 3, name: "hangs with their signatures and stacks") { topology in
-            // One row per hang (issue 33); a retried insert or a fatal hang sent twice has
-            // the same (app_id, hour, signature, hang_key), which ReplacingMergeTree keeps
-            // once and reads with FINAL keep once before it merges. The shard key puts
-            // copies of one hang on one shard.
+            // One row per hang with a stack, and per fatal hang (issue 33); a retried insert
+            // or a fatal hang sent twice has the same (app_id, hang_key), which
+            // ReplacingMergeTree keeps once and reads with FINAL keep once before it merges.
+            // The shard key puts copies of one hang on one shard.
             topology.table("hangs", columns: """
                 app_id String, hang_key String, started_at Float64,
                 hour DateTime('UTC') DEFAULT toDateTime(intDiv(toUInt32(started_at), 3600) * 3600, 'UTC'),
                 screen String, app_version String, os_version String, device_model String, network String, low_power UInt8,
                 thermal_state String, max_refresh_rate String, event_tag_keys Array(String), event_tag_values Array(String),
-                duration Float64, fatal UInt8, source String, signature String, dominant_image String, dominant_name String,
+                duration Float64, fatal UInt8, source String, signature String, dominant_image_id String, dominant_image String,
                 dominant_offset UInt64, samples UInt32, stack String
-                """, engine: "ReplacingMergeTree", clause: "PARTITION BY toYYYYMM(hour) ORDER BY (app_id, hour, signature, hang_key)",
+                """, engine: "ReplacingMergeTree", clause: "PARTITION BY toYYYYMM(hour) ORDER BY (app_id, hang_key)",
                 shardKey: "cityHash64(app_id, hang_key)")
         },
         Migration(version: 4, name: "symbol tables") { topology in

@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import CompressNIO
 import Foundation
 import FramescopeCollector
+import FramescopeCore
 import FramescopeSymbols
 import NIOCore
 
@@ -151,9 +152,13 @@ enum SymbolFiles {
         for (symbol, name) in zip(symbols, readable) {
             // Two symbols at one address (aliases): the first name is kept.
             if let last = list.last, symbol.offset < last.offset &+ last.size { continue }
-            list.append(SymbolUpload.Symbol(offset: symbol.offset, size: symbol.size, name: String(name.utf8.prefix(SymbolUpload.maximumNameLength)) ?? name))
+            // Names as the collector takes them: control and format characters dropped, cut
+            // at a scalar boundary; a symbol left without a name is not sent.
+            let readable = WireText.sanitized(name, maximumBytes: SymbolUpload.maximumNameLength, fallback: "")
+            guard !readable.isEmpty else { continue }
+            list.append(SymbolUpload.Symbol(offset: symbol.offset, size: symbol.size, name: readable))
         }
-        let name = String((path as NSString).lastPathComponent.prefix(128))
+        let name = WireText.sanitized((path as NSString).lastPathComponent, maximumBytes: HangStack.maximumImageNameLength, fallback: "image")
         return SymbolUpload.Image(id: id, name: name, arch: image.arch, symbols: list)
     }
 }

@@ -54,6 +54,8 @@ struct FatalHangIngestTests {
         #expect(problem { $0.duration = .infinity } == "duration")
         #expect(problem { $0.duration = 2 * 86_400 } == "duration")
         #expect(problem { $0.context.tags = ["k": "v\u{0}"] } == "context.tags.k")
+        #expect(problem { $0.context.tags = ["k": CardinalityLimits.other] } == "context.tags.k")
+        #expect(problem { $0.context.tags = ["k": DeclaredTags.none] } == "context.tags.k")
         #expect(problem { $0.stack?.frames[1].offset = 1 << 40 } == "stack.frames[1]")
         #expect(problem { $0.stack = nil } == nil)
     }

@@ -57,6 +57,16 @@ struct HangStackIngestTests {
         #expect(WireBatchDecoderTests.current(body) == WireBatchDecoderTests.reference(body))
     }
 
+    @Test("An event of kind fatalHang with a visit's members is refused as JSONDecoder refuses it, on both paths")
+    func fatalKindWithVisitMembers() throws {
+        let batch = makeBatch(id: "kind", count: 1, start: 1_790_000_000)
+        let text = String(decoding: try WireBatchDecoderTests.encode(batch), as: UTF8.self)
+            .replacingOccurrences(of: #""kind":"screenVisit""#, with: #""kind":"fatalHang""#)
+        let body = Array(text.utf8)
+        #expect(WireBatchDecoderTests.current(body) == WireBatchDecoderTests.reference(body))
+        #expect(!WireBatchDecoderTests.fastPathTaken(body))
+    }
+
     @Test("Every limit of a stack is refused with its field")
     func limits() {
         let validator = IngestValidator(limits: IngestLimits(), now: Self.now)

@@ -34,6 +34,8 @@ struct SymbolUploadTests {
         #expect(problem { $0.symbols[1].name = "" } == "images[0].symbols[1]")
         #expect(problem { $0.symbols[1].name = "a\nb" } == "images[0].symbols[1]")
         #expect(problem { $0.symbols[2].name += "x" } == "images[0].symbols[2]")
+        #expect(problem { $0.symbols[1].name = "a\u{202E}b" } == "images[0].symbols[1]", "a bidirectional override")
+        #expect(SymbolUpload(images: [Self.image, Self.image]).problem()?.0 == "images[1].id", "one image twice")
     }
 
     @Test("The stored form reads back; a lookup finds the symbol holding an offset, nothing between or past them")

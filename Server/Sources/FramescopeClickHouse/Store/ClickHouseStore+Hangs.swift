@@ -8,7 +8,7 @@ import FramescopeCore
 extension ClickHouseStore {
     /// The columns of a `hangs` insert, in order (`hour` is computed by the server).
     static let hangColumns = ["app_id", "hang_key", "started_at"] + QueryDimension.all.map(\.storeColumn)
-        + ["event_tag_keys", "event_tag_values", "duration", "fatal", "source", "signature", "dominant_image", "dominant_name",
+        + ["event_tag_keys", "event_tag_values", "duration", "fatal", "source", "signature", "dominant_image_id", "dominant_image",
            "dominant_offset", "samples", "stack"]
 
     /// Inserts `rows` of `app` as one block; nothing for none. A hang that starts outside

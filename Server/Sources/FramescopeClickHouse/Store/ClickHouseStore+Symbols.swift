@@ -29,12 +29,16 @@ extension ClickHouseStore {
 
     public func symbolTables(app: String, ids: Set<String>) async throws -> [String: SymbolTableBlob] {
         guard !ids.isEmpty else { return [:] }
-        let list = ids.sorted().map(Self.quote).joined(separator: ", ")
         var tables: [String: SymbolTableBlob] = [:]
-        for row in try await client.rows("SELECT image_id, symbols FROM symbol_tables FINAL WHERE app_id = \(Self.quote(app)) AND image_id IN (\(list))")
-        where row.count == 2 {
-            guard let bytes = Base64.decode(row[1]), let table = SymbolTableBlob(bytes: bytes) else { continue }
-            tables[row[0]] = table
+        let sorted = ids.sorted()
+        // Lists of at most 500 ids: a statement stays far below max_query_size (256 KiB).
+        for chunk in stride(from: 0, to: sorted.count, by: 500) {
+            let list = sorted[chunk..<min(chunk + 500, sorted.count)].map(Self.quote).joined(separator: ", ")
+            for row in try await client.rows("SELECT image_id, symbols FROM symbol_tables FINAL WHERE app_id = \(Self.quote(app)) AND image_id IN (\(list))")
+            where row.count == 2 {
+                guard let bytes = Base64.decode(row[1]), let table = SymbolTableBlob(bytes: bytes) else { continue }
+                tables[row[0]] = table
+            }
         }
         return tables
     }

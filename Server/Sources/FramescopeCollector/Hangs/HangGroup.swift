@@ -46,9 +46,32 @@ public struct HangGroup: Sendable, Hashable {
         stack.first { $0.app && HangSummary.signature(imageId: $0.imageId, lookupOffset: $0.lookupOffset) == signature }
     }
 
+    /// The stored form of a representative stack (``HangRow/storedStack``).
+    private struct StoredStack: Decodable {
+        struct Image: Decodable { var name: String; var id: String; var app: Bool }
+        struct Frame: Decodable {
+            var image: Int, offset: UInt64, lookupOffset: UInt64, share: Double
+            init(from decoder: any Decoder) throws {
+                var container = try decoder.unkeyedContainer()
+                image = try container.decode(Int.self)
+                offset = try container.decode(UInt64.self)
+                lookupOffset = try container.decode(UInt64.self)
+                share = try container.decode(Double.self)
+            }
+        }
+        var images: [Image]
+        var frames: [Frame]
+    }
+
     /// A stored representative stack (``HangRow/storedStack``) read back; an unreadable
     /// one (never written by this collector) reads as empty.
     public static func stack(stored text: String) -> [HangFrame] {
-        (try? JSONDecoder().decode([HangFrame].self, from: Data(text.utf8))) ?? []
+        guard let stored = try? JSONDecoder().decode(StoredStack.self, from: Data(text.utf8)) else { return [] }
+        return stored.frames.compactMap { frame in
+            guard stored.images.indices.contains(frame.image) else { return nil }
+            let image = stored.images[frame.image]
+            return HangFrame(image: image.name, imageId: image.id, offset: frame.offset, lookupOffset: frame.lookupOffset, app: image.app,
+                             share: frame.share)
+        }
     }
 }

@@ -11,8 +11,9 @@ public enum HangSource: String, Sendable, Hashable, Codable, CaseIterable {
 /// One hang as the stores keep it: when and where (the visit's dimension values as
 /// admitted, and its tags), how long, whether the process died in it, and its summary.
 public struct HangRow: Sendable, Hashable {
-    /// Unique per app: `<batch id>/<event index>/<hang index>` for a visit's hang, the
-    /// fatal hang's own id for a fatal one; a second row with the key is not stored.
+    /// Unique per app: `<batch id>/<visit start>/<screen>/<hang index>` for a visit's hang
+    /// (the same on a retry whatever else the batch held), the fatal hang's own id for a
+    /// fatal one; a second row with the key is not stored.
     public var key: String
     /// When the hang began, Unix seconds.
     public var startedAt: Double
@@ -42,28 +43,36 @@ public struct HangRow: Sendable, Hashable {
         self.summary = summary
     }
 
-    /// The representative stack as the stores keep it: a JSON array of ``HangFrame``
-    /// objects, one line, numbers in their shortest form.
+    /// The representative stack as the stores keep it, one line: each image once, then
+    /// the frames as `[image, offset, lookup offset, share]`:
+    /// `{"frames":[[0,8540,8539,0.8]],"images":[{"name":"Shop","id":"73d4…","app":true}]}`.
     public var storedStack: String {
+        var images: [(name: String, id: String, app: Bool)] = []
+        var index: [String: Int] = [:]
         var out = JSONWriter()
-        out.raw("[")
-        for (index, frame) in summary.stack.enumerated() {
-            if index > 0 { out.raw(",") }
-            out.raw("{\"image\":")
-            out.string(frame.image)
-            out.raw(",\"imageId\":")
-            out.string(frame.imageId)
-            out.raw(",\"offset\":")
-            out.raw(String(frame.offset))
-            out.raw(",\"lookupOffset\":")
-            out.raw(String(frame.lookupOffset))
-            out.raw(",\"app\":")
-            out.raw(frame.app ? "true" : "false")
-            out.raw(",\"share\":")
+        out.raw("{\"frames\":[")
+        for (position, frame) in summary.stack.enumerated() {
+            let image: Int
+            if let known = index[frame.imageId] { image = known } else {
+                image = images.count
+                index[frame.imageId] = image
+                images.append((frame.image, frame.imageId, frame.app))
+            }
+            if position > 0 { out.raw(",") }
+            out.raw("[\(image),\(frame.offset),\(frame.lookupOffset),")
             out.number(frame.share)
-            out.raw("}")
+            out.raw("]")
         }
-        out.raw("]")
+        out.raw("],\"images\":[")
+        for (position, image) in images.enumerated() {
+            if position > 0 { out.raw(",") }
+            out.raw("{\"name\":")
+            out.string(image.name)
+            out.raw(",\"id\":")
+            out.string(image.id)
+            out.raw(image.app ? ",\"app\":true}" : ",\"app\":false}")
+        }
+        out.raw("]}")
         return String(decoding: out.bytes, as: UTF8.self)
     }
 
@@ -83,17 +92,20 @@ public struct HangRow: Sendable, Hashable {
 }
 
 extension IngestPlan.Batch {
-    /// The batch's hang rows: every hang of every stored visit but the idle ones (the
-    /// process was suspended or stopped, not the app busy), under the visit's dimension
-    /// values as admitted, then its fatal hangs (keyed by their ids).
+    /// The batch's hang rows: every hang with a stack of every stored visit but the idle
+    /// ones (the process was suspended or stopped, not the app busy), under the visit's
+    /// dimension values as admitted, then its fatal hangs (keyed by their ids). A visit's
+    /// hangs without a stack are in its raw event and its hang time, not here: a row for
+    /// each would cost far more disk than the 30 bytes that send one.
     public var hangRows: [HangRow] {
         var rows: [HangRow] = []
         for planned in events {
             let (event, startedAt) = batch.events[planned.index]
             for (index, hang) in event.hangs.enumerated() where hang.idle != true {
-                rows.append(HangRow(key: "\(batch.batchId)/\(planned.index)/\(index)", startedAt: startedAt + hang.offset,
+                guard let stack = hang.stack else { continue }
+                rows.append(HangRow(key: "\(batch.batchId)/\(event.startedAt)/\(event.screen)/\(index)", startedAt: startedAt + hang.offset,
                                     dimensionValues: planned.dimensionValues, tags: event.context.tags, duration: hang.duration,
-                                    fatal: false, source: .sdk, summary: hang.stack.map(HangSummary.init) ?? .withoutStack))
+                                    fatal: false, source: .sdk, summary: HangSummary(stack)))
             }
         }
         for planned in fatalHangs {

@@ -120,6 +120,9 @@ extension IngestValidator {
             if let problem = WireText.problem(in: value, maximumBytes: VisitContext.maximumTagLength, allowEmpty: true) {
                 return ("context.tags.\(key)", "tag value \(problem)")
             }
+            if value == CardinalityLimits.other || value == DeclaredTags.none {
+                return ("context.tags.\(key)", "tag value '\(value)' is reserved (folded values and visits without the tag)")
+            }
         }
         if let stack = event.stack, let (field, message) = Self.check(stack, hangDuration: event.duration) {
             return ("stack\(field)", message)

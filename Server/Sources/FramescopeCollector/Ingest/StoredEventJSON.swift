@@ -12,7 +12,8 @@ import FramescopeCore
 /// `motionData`, as the SDK sends them), hangs without their sampled stacks (those are
 /// stored once, in the hangs table, and `idle` only when true), tags with their keys in byte order, strings in
 /// NFC as validated (``CanonicalText``), and numbers in Swift's shortest round-trip form.
-/// `JSONDecoder` reads it back to the same ``ScreenVisitEvent``.
+/// `JSONDecoder` reads it back to the same ``ScreenVisitEvent``, but for its hangs' stacks
+/// (left out) and an `idle` that was `false` (read back as absent).
 enum StoredEventJSON {
     /// The canonical JSON of `event`, on one line.
     static func encode(_ event: ScreenVisitEvent) -> String {

@@ -193,7 +193,8 @@ struct WireJSONParser {
                 throw Decline()
             }
         } while try scanner.nextMember()
-        guard let kind, let screen, let startedAt, let duration, let context, let reportData, let hangs else { throw Decline() }
+        // A fatal hang is JSONDecoder's (``WireBatch/LossyEvent``), whatever members it has.
+        guard let kind, kind != "fatalHang", let screen, let startedAt, let duration, let context, let reportData, let hangs else { throw Decline() }
         let report = try Self.binaryReport(reportData)
         var motion: FrameReport?
         if !hasMotion, let motionData { motion = try Self.binaryReport(motionData) }

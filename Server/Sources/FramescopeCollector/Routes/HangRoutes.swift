@@ -47,11 +47,12 @@ struct HangRoutes: Sendable {
             .post("symbols") { request, context -> Response in
                 let app = try context.authenticatedApp()
                 let upload = try await uploads.withBody(of: request) { body in try SymbolUpload.decode(body) }
-                try await store.storeSymbols(app: app, images: upload.images, now: clock())
+                let now = clock()
+                try await store.storeSymbols(app: app, images: upload.images, now: now)
                 await queries.symbols.forget(app: app)
                 let stored = SymbolImagesResponse(images: upload.images.map {
-                    SymbolImageRecord(id: $0.id, name: $0.name, arch: $0.arch, symbols: $0.symbols.count, uploadedAt: ISO8601.format(unixSeconds: clock()))
-                })
+                    SymbolImageRecord(id: $0.id, name: $0.name, arch: $0.arch, symbols: $0.symbols.count, uploadedAt: ISO8601.format(unixSeconds: now))
+                }.sorted { (StoredText($0.name), $0.id) < (StoredText($1.name), $1.id) })
                 return try stored.response(from: request, context: context, status: .created)
             }
     }

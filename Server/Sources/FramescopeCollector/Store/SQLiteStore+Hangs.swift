@@ -11,7 +11,7 @@ extension SQLiteStore {
         let placeholders = keyColumns.map { _ in "?" }.joined(separator: ", ")
         let insert = try db.cachedStatement(sql: """
             INSERT OR IGNORE INTO hangs (app_id, hang_key, started_at, \(columns), tags, duration, fatal, source, signature,
-                                         dominant_image, dominant_name, dominant_offset, samples, stack)
+                                         dominant_image_id, dominant_image, dominant_offset, samples, stack)
             VALUES (?, ?, ?, \(placeholders), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         for row in rows {

@@ -94,12 +94,14 @@ public struct SymbolUpload: Codable, Sendable, Hashable {
     /// each with an id of 16 to 64 lowercase hex digits (even), a file name (``WireText``,
     /// no `/`), an architecture of 1 to 16 letters, digits or `_`, and at most
     /// ``maximumSymbols`` symbols sorted by offset, not overlapping, each at least 1 byte
-    /// long, ending below 2⁶⁴, named by 1 to ``maximumNameLength`` bytes without control
-    /// characters.
+    /// long, ending below 2⁶⁴, named by 1 to ``maximumNameLength`` bytes (``WireText``: no
+    /// control, format or separator characters); no image id twice.
     public func problem() -> (String, String)? {
         if images.count > Self.maximumImages { return ("images", "an upload holds at most \(Self.maximumImages) images") }
+        var ids: Set<String> = []
         for (position, image) in images.enumerated() {
             let field = "images[\(position)]"
+            guard ids.insert(image.id).inserted else { return ("\(field).id", "image \(image.id) is given twice") }
             let id = image.id.utf8
             guard (16...64).contains(id.count), id.count % 2 == 0,
                   id.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }) else {
@@ -124,9 +126,8 @@ public struct SymbolUpload: Codable, Sendable, Hashable {
                     return ("\(field).symbols[\(index)]", "symbols must be sorted by offset and may not overlap")
                 }
                 previousEnd = end
-                let name = symbol.name.utf8
-                guard (1...Self.maximumNameLength).contains(name.count), !symbol.name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-                    return ("\(field).symbols[\(index)]", "a symbol's name is 1–\(Self.maximumNameLength) bytes without control characters")
+                if let problem = WireText.problem(in: symbol.name, maximumBytes: Self.maximumNameLength) {
+                    return ("\(field).symbols[\(index)]", "a symbol's name \(problem)")
                 }
             }
         }

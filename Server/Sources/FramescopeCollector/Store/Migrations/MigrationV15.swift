@@ -2,13 +2,15 @@ import GRDB
 
 /// Schema v15, frozen: hangs (issue 33).
 ///
-/// `hangs` holds one row per hang a device reported (idle ones left out), with the visit's
+/// `hangs` holds one row per hang a device reported with a stack (idle ones left out) and
+/// per fatal hang, with the visit's
 /// dimension values as admitted and its tags (a JSON object), its length, whether the
 /// process died in it, its source (`sdk`, `metrickit`), its signature (the dominant app
-/// frame, ``HangSummary``), that frame's image id, name and lookup offset, its sample
+/// frame, ``HangSummary``), that frame's image id and name and its lookup offset, its sample
 /// count and its representative stack (a JSON array). `hang_key` is unique per app, so a
 /// fatal hang sent twice (a kill between its delivery and its deletion) counts once.
-/// Indexed by app and start (queries) and by start (the retention sweep).
+/// Indexed by app and start (queries), by start (the retention sweep), and by app,
+/// signature and length (each group's longest hang).
 ///
 /// SQL only; it calls no live type, so a later change to a dimension cannot change it.
 enum MigrationV15 {
@@ -34,8 +36,8 @@ enum MigrationV15 {
                 fatal INTEGER NOT NULL,
                 source TEXT NOT NULL,
                 signature TEXT NOT NULL,
+                dominant_image_id TEXT,
                 dominant_image TEXT,
-                dominant_name TEXT,
                 dominant_offset INTEGER,
                 samples INTEGER NOT NULL,
                 stack TEXT NOT NULL,
@@ -43,6 +45,7 @@ enum MigrationV15 {
             );
             CREATE INDEX hangs_by_app_start ON hangs(app_id, started_at);
             CREATE INDEX hangs_by_start ON hangs(started_at);
+            CREATE INDEX hangs_by_signature ON hangs(app_id, signature, duration);
             """)
     }
 }
