@@ -188,6 +188,22 @@ def main():
         compared = values(driver, "#compare-table tbody tr", "data-screen")
         check("screen=Feed" in driver.current_url and compared == ["Feed"], f"an alert's link opens the comparison of its screen ({compared})")
 
+        # Hangs: the demo's groups, named from its symbols, in the API's order; a group opens
+        # its stack, innermost first, with the share of samples each frame was in.
+        driver.get(url + "/dashboard/apps/demo/hangs")
+        WebDriverWait(driver, 60).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#hangs-table tbody tr"))
+        signatures = values(driver, "#hangs-table tbody tr", "data-signature")
+        served_hangs = api(url, read_key, "/v1/apps/demo/hangs?limit=50")["groups"]
+        check(signatures == [g["signature"] for g in served_hangs][:len(signatures)] and len(signatures) > 0,
+              f"the page lists the API's hang groups in its order ({signatures[:3]})")
+        check("DemoApp`FeedViewController.decodeThumbnails(_:)" in signatures, "Feed's hangs are named from the demo's symbols")
+        first = driver.find_element(By.CSS_SELECTOR, "#hangs-table tbody tr details summary")
+        first.click()
+        frames = driver.find_elements(By.CSS_SELECTOR, "#hangs-table tbody tr:first-child ol.stack li")
+        check(len(frames) >= 3 and frames[0].is_displayed(), f"a group opens its stack ({len(frames)} frames)")
+        check(any("main" in f.text for f in frames), "the stack reaches main")
+        shot(driver, "10-hangs")
+
         # Screens: worst first by hitch ratio; a heading click sorts; numbers match the API.
         driver.get(url + "/dashboard/apps/demo/screens")
         rows = values(driver, "#screens-table tbody tr", "data-screen")

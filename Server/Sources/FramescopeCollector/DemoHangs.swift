@@ -60,8 +60,9 @@ enum DemoHangs {
     }
 
     /// A hang's stack: a sample every 0.1 s of `duration` (at most 20), each
-    /// `UIKitCore leaf ← site ← caller ← UIKitCore run loop ← main`, one in seven sampled in
-    /// the caller itself (the slow function had returned for a moment).
+    /// `UIKitCore leaf ← site ← caller ← UIKitCore run loop ← main`; in hangs of five samples
+    /// or more, one in seven sampled in the caller itself (the slow function had returned
+    /// for a moment).
     static func stack(screen: String, version: String, duration: Double, seed: Int) -> HangStack {
         let app = appImage(version: version)
         let samples = max(1, min(20, Int(duration / 0.1)))
@@ -79,7 +80,7 @@ enum DemoHangs {
             HangStack.Frame(image: 0, offset: main.offset + 0x30),                // 4: main
         ]
         let list = (0..<samples).map { index in
-            HangStack.Sample(at: Double(index) / 10, frames: (index + seed) % 7 == 3 ? [2, 3, 4] : [0, 1, 2, 3, 4])
+            HangStack.Sample(at: Double(index) / 10, frames: samples >= 5 && (index + seed) % 7 == 3 ? [2, 3, 4] : [0, 1, 2, 3, 4])
         }
         return HangStack(images: [app, system], frames: frames, samples: list)
     }

@@ -24,7 +24,8 @@ extension DashboardPages {
     struct HangGroupRow {
         /// The dominant frame's function, or the signature without symbols.
         var site: String
-        var image: String
+        /// The dominant frame's image, or `nil` without one.
+        var image: String?
         var signature: String
         var hangs: String
         var fatal: String
@@ -88,12 +89,13 @@ extension DashboardPages {
 
     static func hangRow(_ group: HangsResponse.Group) -> HangGroupRow {
         HangGroupRow(
-            site: group.dominant?.symbol ?? group.signature, image: group.dominant?.image ?? "", signature: group.signature,
+            site: group.dominant?.symbol ?? group.signature, image: group.dominant?.image, signature: group.signature,
             hangs: groupThousands(group.hangs), fatal: groupThousands(group.fatal), hasFatal: group.fatal > 0,
             time: formatFigure(group.duration, unit: "s"),
             screens: group.screens.prefix(5).joined(separator: ", ") + (group.screens.count > 5 ? " and \(group.screens.count - 5) more" : ""),
             versions: group.appVersions.prefix(5).joined(separator: ", ") + (group.appVersions.count > 5 ? " and \(group.appVersions.count - 5) more" : ""),
-            seen: "\(minutes(group.firstSeen)) to \(minutes(group.lastSeen))",
+            seen: group.firstSeen.prefix(10) == group.lastSeen.prefix(10) ? String(group.firstSeen.prefix(10))
+                : "\(group.firstSeen.prefix(10)) to \(group.lastSeen.prefix(10))",
             frames: group.stack.map { frame in
                 HangFrameRow(image: frame.image, location: frame.symbol ?? "0x" + String(frame.offset, radix: 16), hasSymbol: frame.symbol != nil,
                              app: frame.app, share: "\(Int((frame.share * 100).rounded())) %", sharePercent: Int((frame.share * 100).rounded()))
