@@ -110,7 +110,9 @@ struct WebhookDeliveryTests {
             let hook = try #require(try await store.addWebhook(app: "demo", url: url, now: AlertTests.now))
             try await withTransport { (transport: HTTPWebhookTransport) async throws in
                 let sleeps = Sleeps()
-                let deliverer = delivery(store, transport: transport, sleeps: sleeps)
+                // A receiver that answers at once; the long timeout keeps a loaded machine
+                // (CI's two cores) from retrying a delivery that was merely slow.
+                let deliverer = delivery(store, transport: transport, sleeps: sleeps, timeout: .seconds(30))
                 let evaluator = AlertEvaluator(store: store)
                 let first = try await AlertService.pass(evaluator: evaluator, delivery: deliverer, now: AlertTests.now, logger: Logger(label: "test"))
                 let second = try await AlertService.pass(evaluator: evaluator, delivery: deliverer, now: AlertTests.now + 3600, logger: Logger(label: "test"))
