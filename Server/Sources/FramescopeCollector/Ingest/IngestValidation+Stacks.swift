@@ -5,9 +5,22 @@ extension HangStack {
     /// without separators (a UUID may arrive as `73D406B3-246A-…`), image names in NFC.
     mutating func normalize() {
         for index in images.indices {
-            images[index].id = String(images[index].id.unicodeScalars.filter { $0 != "-" }).lowercased()
+            images[index].id = Self.normalizedImageID(images[index].id)
             images[index].name = CanonicalText.nfc(images[index].name)
         }
+    }
+
+    /// An image id as the collector keys it: dashes removed, lowercase (hangs and symbol uploads alike).
+    static func normalizedImageID(_ id: String) -> String {
+        String(id.unicodeScalars.filter { $0 != "-" }).lowercased()
+    }
+
+    /// Whether `id` is an image id as stored: 16 to 64 lowercase hex digits, an even count
+    /// (a Mach-O UUID has 32, a GNU build id usually 40).
+    static func isImageID(_ id: String) -> Bool {
+        let digits = id.utf8
+        return (16...64).contains(digits.count) && digits.count % 2 == 0
+            && digits.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
     }
 }
 
@@ -25,9 +38,7 @@ extension IngestValidator {
             return (".images", "a stack names at most \(HangStack.maximumImages) images")
         }
         for (position, image) in stack.images.enumerated() {
-            let id = image.id.utf8
-            guard (16...64).contains(id.count), id.count % 2 == 0,
-                  id.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }) else {
+            guard HangStack.isImageID(image.id) else {
                 return (".images[\(position)].id", "an image id is a UUID or build id: 16–64 hex digits")
             }
             if let problem = WireText.problem(in: image.name, maximumBytes: HangStack.maximumImageNameLength) {

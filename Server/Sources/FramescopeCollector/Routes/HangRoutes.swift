@@ -92,7 +92,7 @@ extension SymbolUpload {
         }
         // One form, as a hang's images: ids in lowercase without dashes, names in NFC.
         for index in upload.images.indices {
-            upload.images[index].id = String(upload.images[index].id.unicodeScalars.filter { $0 != "-" }).lowercased()
+            upload.images[index].id = HangStack.normalizedImageID(upload.images[index].id)
             upload.images[index].name = CanonicalText.nfc(upload.images[index].name)
         }
         if let (field, message) = upload.problem() {

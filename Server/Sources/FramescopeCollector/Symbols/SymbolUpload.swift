@@ -102,9 +102,7 @@ public struct SymbolUpload: Codable, Sendable, Hashable {
         for (position, image) in images.enumerated() {
             let field = "images[\(position)]"
             guard ids.insert(image.id).inserted else { return ("\(field).id", "image \(image.id) is given twice") }
-            let id = image.id.utf8
-            guard (16...64).contains(id.count), id.count % 2 == 0,
-                  id.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }) else {
+            guard HangStack.isImageID(image.id) else {
                 return ("\(field).id", "an image id is a UUID or build id: 16–64 lowercase hex digits without dashes")
             }
             if let problem = WireText.problem(in: image.name, maximumBytes: HangStack.maximumImageNameLength) {
