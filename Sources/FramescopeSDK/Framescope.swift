@@ -53,6 +53,12 @@ public final class Framescope {
         public var watchdogCheckInterval: Double
         /// A ping to the main thread that waits this long marks it busy, in seconds (default 0.034 s).
         public var busyThreshold: Double
+        /// While a hang lasts, the main thread's stack is sampled every this many seconds
+        /// (default 0.1 s), or never with nil. Needs the watchdog; on Linux, a main queue
+        /// drained by the main thread (`RunLoop.main.run()`). See docs/sdk.md for the cost.
+        public var hangStackInterval: Double?
+        /// Most stack samples per hang, 1–50 (default 20).
+        public var hangStackSamples: Int
         /// How often CPU and memory are sampled, in seconds, or nil for never (default 1 s).
         public var resourceSampleInterval: Double?
         /// Batching, the disk queue and uploads.
@@ -70,7 +76,8 @@ public final class Framescope {
         /// Creates a configuration; see the properties for units and defaults.
         public init(collector: URL, ingestKey: String, app: AppInfo, device: DeviceInfo, sessionSampleRate: Double = 1,
                     tracker: ScreenTracker.Configuration = ScreenTracker.Configuration(), watchdogEnabled: Bool = true,
-                    watchdogCheckInterval: Double = 0.125, busyThreshold: Double = 0.034, resourceSampleInterval: Double? = 1,
+                    watchdogCheckInterval: Double = 0.125, busyThreshold: Double = 0.034,
+                    hangStackInterval: Double? = 0.1, hangStackSamples: Int = 20, resourceSampleInterval: Double? = 1,
                     delivery: DeliveryConfiguration = DeliveryConfiguration(),
                     deviceState: @escaping @Sendable () -> DeviceState = { DeviceState() },
                     log: (@Sendable (String) -> Void)? = nil) {
@@ -83,6 +90,8 @@ public final class Framescope {
             self.watchdogEnabled = watchdogEnabled
             self.watchdogCheckInterval = watchdogCheckInterval
             self.busyThreshold = busyThreshold
+            self.hangStackInterval = hangStackInterval
+            self.hangStackSamples = hangStackSamples
             self.resourceSampleInterval = resourceSampleInterval
             self.delivery = delivery
             self.deviceState = deviceState
@@ -107,6 +116,12 @@ public final class Framescope {
                 return "watchdogCheckInterval must be a positive number of seconds below the hang threshold (\(threshold) s)"
             }
             if !(busyThreshold.isFinite && busyThreshold > 0) { return "busyThreshold must be a positive number of seconds" }
+            if let interval = hangStackInterval, !(interval.isFinite && interval >= 0.01) {
+                return "hangStackInterval must be at least 0.01 seconds"
+            }
+            if !(1...HangStack.maximumSamples).contains(hangStackSamples) {
+                return "hangStackSamples must be 1–\(HangStack.maximumSamples)"
+            }
             if let interval = resourceSampleInterval, !(interval.isFinite && interval > 0) {
                 return "resourceSampleInterval must be a positive number of seconds"
             }
@@ -142,6 +157,11 @@ public final class Framescope {
         public var shortVisitsKept: Int
         /// Hangs the watchdog saw.
         public var hangs: Int
+        /// Of those, hangs whose main-thread stack was sampled.
+        public var sampledHangs: Int = 0
+        /// Of the sampled hangs, those in which the main thread was parked in its run loop's
+        /// wait throughout (sent with `idle`, left out of hang groups).
+        public var idleHangs: Int = 0
         /// Batches, uploads, retries and drops.
         public var delivery: DeliveryStatistics
     }
@@ -178,7 +198,8 @@ public final class Framescope {
     public init(configuration: Configuration) throws(SetupError) {
         if let problem = configuration.problem { throw .invalidConfiguration(problem) }
         self.configuration = configuration
-        clock = .system
+        let clock = MonotonicClock.system
+        self.clock = clock
         let hangLog = HangLog()
         self.hangLog = hangLog
         if configuration.watchdogEnabled {
@@ -187,6 +208,10 @@ public final class Framescope {
                 watching: .main,
                 configuration: HangWatchdog.Configuration(threshold: threshold, checkInterval: configuration.watchdogCheckInterval,
                                                           busyThreshold: configuration.busyThreshold),
+                clock: clock,
+                stackSampling: configuration.hangStackInterval.flatMap {
+                    Self.mainThreadSampling(interval: $0, samples: configuration.hangStackSamples, clock: clock)
+                },
                 handler: { event in hangLog.record(event) })
         } else {
             watchdog = nil
@@ -340,8 +365,24 @@ public final class Framescope {
 
     /// The tracker's, the watchdog's and the delivery's counters.
     public func statistics() async -> Statistics {
-        Statistics(isSampled: isSampled, tracker: tracker.pointee.statistics, shortVisitsKept: shortVisitsKept.withLock { $0 },
-                   hangs: watchdog?.statistics.hangs ?? 0, delivery: await delivery.currentStatistics)
+        let watchdogStatistics = watchdog?.statistics
+        return Statistics(isSampled: isSampled, tracker: tracker.pointee.statistics,
+                          shortVisitsKept: shortVisitsKept.withLock { $0 }, hangs: watchdogStatistics?.hangs ?? 0,
+                          sampledHangs: watchdogStatistics?.sampledHangs ?? 0, idleHangs: watchdogStatistics?.idleHangs ?? 0,
+                          delivery: await delivery.currentStatistics)
+    }
+
+    /// Stack sampling of the main thread for the watchdog, when the calling thread is the
+    /// main thread and it can be sampled; nil otherwise (then hangs come without stacks).
+    private static func mainThreadSampling(interval: Double, samples: Int, clock: MonotonicClock) -> HangStackSampling? {
+        #if os(Linux) || canImport(Darwin)
+        guard Thread.isMainThread, let thread = SampledThread.current() else { return nil }
+        let sampler = StackSampler(configuration: StackSampler.Configuration(interval: interval, maximumSamples: samples),
+                                   clock: clock, idleClassifier: .loader, loadImages: { ImageTable.loaded() })
+        return .thread(thread, sampler: sampler)
+        #else
+        return nil
+        #endif
     }
 
     /// The current visit's report so far, for a live overlay; nil with no visit.

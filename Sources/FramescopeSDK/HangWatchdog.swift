@@ -137,6 +137,15 @@ public final class HangWatchdog: Sendable {
         public var suspensions: Int
         /// Hangs reported as begun.
         public var hangs: Int
+        /// Hangs whose stack was sampled (the watchdog was made to sample stacks, and the ping
+        /// last ran on the thread it samples).
+        public var sampledHangs: Int = 0
+        /// Hangs not sampled although the watchdog samples stacks: the ping last ran on
+        /// another thread (a queue drained by worker threads), or had not run yet.
+        public var unsampledHangs: Int = 0
+        /// Sampled hangs in which every sample found the thread parked in its run loop's wait
+        /// (``Hang/isIdle``).
+        public var idleHangs: Int = 0
     }
 
     /// The settings it runs with.
@@ -152,10 +161,23 @@ public final class HangWatchdog: Sendable {
     ///   - configuration: Threshold, check interval and suspension tolerance.
     ///   - clock: The clock hang times are read from (tests drive their own).
     ///   - handler: Called with each ``HangEvent``, on the watchdog's thread.
-    public init(watching queue: DispatchQueue, configuration: Configuration = Configuration(),
-                clock: MonotonicClock = .system, handler: @escaping @Sendable (HangEvent) -> Void) {
+    public convenience init(watching queue: DispatchQueue, configuration: Configuration = Configuration(),
+                            clock: MonotonicClock = .system, handler: @escaping @Sendable (HangEvent) -> Void) {
+        self.init(watching: queue, configuration: configuration, clock: clock, stackSampling: nil, handler: handler)
+    }
+
+    /// Creates a watchdog that also samples the watched thread's stack while a hang lasts
+    /// (`stackSampling`, whose sampler must use the same `clock`): each ``HangEvent/ended(_:_:)``
+    /// then carries ``Hang/stack`` and ``Hang/isIdle``. While every sample of a hang under way
+    /// shows the thread parked in its run loop's wait, the wait publishes no busy span and
+    /// the one already published is withdrawn (``BusySpanReader/retract(start:)``), so the
+    /// screen tracker leaves the gap out as a pause.
+    init(watching queue: DispatchQueue, configuration: Configuration = Configuration(),
+         clock: MonotonicClock = .system, stackSampling: HangStackSampling?,
+         handler: @escaping @Sendable (HangEvent) -> Void) {
         self.configuration = configuration
-        core = Core(target: queue, configuration: configuration, clock: clock, handler: handler)
+        core = Core(target: queue, configuration: configuration, clock: clock, stackSampling: stackSampling,
+                    handler: handler)
     }
 
     deinit {
@@ -205,8 +227,10 @@ public final class HangWatchdog: Sendable {
 
     /// Counters since the watchdog was created: checks, suspensions noticed, hangs.
     public var statistics: Statistics {
-        core.detector.withLock {
-            Statistics(checks: $0.checks, suspensions: $0.suspensions, hangs: $0.hangs)
+        let sampling = core.samplingCounts.withLock { $0 }
+        return core.detector.withLock {
+            Statistics(checks: $0.checks, suspensions: $0.suspensions, hangs: $0.hangs, sampledHangs: sampling.sampled,
+                       unsampledHangs: sampling.unsampled, idleHangs: sampling.idle)
         }
     }
 }
@@ -260,6 +284,19 @@ extension HangWatchdog {
         /// when a command arrives.
         let wakeup = DispatchSemaphore(value: 0)
         let mailbox = Locked(Mailbox())
+        /// Stack sampling, when the watchdog samples stacks.
+        let stackSampling: HangStackSampling?
+        /// Bumped by the ping each time it runs: the sampler stops once it moves.
+        let pingRuns = PingRunCounter()
+        /// The identity of the thread the ping last ran on (0: none yet).
+        let pingThread = ManagedAtomic<UInt64>(0)
+        /// The ping wait (its `pingWaitingSince`) found idle so far by the samples of the hang
+        /// under way, or 0: neither the checks nor the ping publish a busy span for it.
+        let idleWaitSince = ManagedAtomic<UInt64>(0)
+        /// Hangs sampled, not sampled, and idle.
+        let samplingCounts = Locked((sampled: 0, unsampled: 0, idle: 0))
+        /// Whether the hang under way is being sampled. Only the watchdog's thread touches it.
+        private var isSamplingHang = false
         /// When the next check is due; `nil` while not checking (new, paused, stopped).
         /// Only the watchdog's thread touches it.
         private var nextCheck: DispatchTime?
@@ -267,8 +304,9 @@ extension HangWatchdog {
         private var exiting = false
 
         init(target: DispatchQueue, configuration: Configuration, clock: MonotonicClock,
-             handler: @escaping @Sendable (HangEvent) -> Void) {
+             stackSampling: HangStackSampling?, handler: @escaping @Sendable (HangEvent) -> Void) {
             self.clock = clock
+            self.stackSampling = stackSampling
             self.handler = handler
             detector = Locked(HangDetector(
                 threshold: nanoseconds(configuration.threshold),
@@ -283,13 +321,20 @@ extension HangWatchdog {
             checkGapTolerance = nanoseconds(configuration.checkInterval + configuration.suspensionTolerance)
             interval = .nanoseconds(Int(nanoseconds(configuration.checkInterval)))
             let ping = DispatchSource.makeUserDataAddSource(queue: target)
-            ping.setEventHandler { [clock, pingWaitingSince, lastCheckAt, busySpans, busyThreshold, checkGapTolerance] in
+            let currentThread = stackSampling?.currentThread
+            ping.setEventHandler { [clock, pingWaitingSince, lastCheckAt, busySpans, busyThreshold, checkGapTolerance,
+                                    pingRuns, pingThread, idleWaitSince] in
                 let now = clock.now()
+                if let currentThread {
+                    pingThread.store(currentThread(), ordering: .relaxed)
+                    pingRuns.bump()
+                }
                 pingRanAt.withLock { $0 = now }
                 // A long wait is a busy span only if the watchdog kept checking meanwhile;
-                // otherwise the whole process was stopped and the wait means nothing.
+                // otherwise the whole process was stopped and the wait means nothing. A wait
+                // its samples found idle is none either.
                 let since = pingWaitingSince.load(ordering: .acquiring)
-                if since != 0, now.minus(since) >= busyThreshold,
+                if since != 0, now.minus(since) >= busyThreshold, since != idleWaitSince.load(ordering: .relaxed),
                    now.minus(lastCheckAt.load(ordering: .relaxed)) <= checkGapTolerance {
                     busySpans.publish(start: since, end: now)
                 }
@@ -396,8 +441,10 @@ extension HangWatchdog {
             let now = clock.now()
             let ranAt = takePingRun()
             let (action, since) = detector.withLock { ($0.check(now: now, pingRanAt: ranAt), $0.pingWaitingSince) }
+            if let since, ranAt == nil { judgeIdle(waitingSince: since) }
             // A late check (a stop) restarts the wait at `now`, so only a real wait passes.
-            if let since, ranAt == nil, now.minus(since) >= busyThreshold {
+            if let since, ranAt == nil, now.minus(since) >= busyThreshold,
+               since != idleWaitSince.load(ordering: .relaxed) {
                 // The ping still waits: the queue has been busy since it was posted.
                 busySpans.publish(start: since, end: now)
             }
@@ -423,6 +470,48 @@ extension HangWatchdog {
             let action = detector.withLock { $0.stop(now: now, pingRanAt: ranAt) }
             perform(action, now: now, waitingSince: nil)
             ping.source.cancel()
+            stackSampling?.sampler.stop()
+        }
+
+        /// While a sampled hang's ping still waits (since `since`): when every sample so far
+        /// shows the thread parked in its run loop's wait, withdraws the wait's busy span and
+        /// publishes none for it; when a later sample shows it at work, publishes again.
+        private func judgeIdle(waitingSince since: UInt64) {
+            guard isSamplingHang, let sampler = stackSampling?.sampler else { return }
+            let statistics = sampler.statistics
+            let idle = statistics.kept > 0 && statistics.idle == statistics.kept
+            let marked = idleWaitSince.load(ordering: .relaxed) == since
+            if idle && !marked {
+                idleWaitSince.store(since, ordering: .relaxed)
+                busySpans.retract(start: since)
+            } else if !idle && marked {
+                idleWaitSince.store(0, ordering: .relaxed)
+            }
+        }
+
+        /// Starts or ends the stack sampling of a hang, on the watchdog's thread, and returns
+        /// the event to report: an ended hang gets its stack and idle verdict.
+        private func sampled(_ event: HangEvent, by sampling: HangStackSampling) -> HangEvent {
+            switch event {
+            case let .began(hang):
+                if let source = sampling.source(pingThread.load(ordering: .relaxed)) {
+                    sampling.sampler.hangBegan(at: hang.start, source: source, pingRuns: pingRuns)
+                    isSamplingHang = true
+                    samplingCounts.withLock { $0.sampled += 1 }
+                } else {
+                    samplingCounts.withLock { $0.unsampled += 1 }
+                }
+                return event
+            case .ended(var hang, let ending):
+                guard isSamplingHang else { return event }
+                isSamplingHang = false
+                if let result = sampling.sampler.hangEnded() {
+                    hang.stack = result.stack
+                    hang.isIdle = result.isIdle
+                    if result.isIdle { samplingCounts.withLock { $0.idle += 1 } }
+                }
+                return .ended(hang, ending)
+            }
         }
 
         private func takePingRun() -> UInt64? {
@@ -441,7 +530,7 @@ extension HangWatchdog {
                 ping.source.add(data: 1)
             }
             for event in action.events {
-                handler(event)
+                handler(stackSampling.map { sampled(event, by: $0) } ?? event)
             }
         }
     }

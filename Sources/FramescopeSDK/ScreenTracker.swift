@@ -193,7 +193,8 @@ public struct ScreenTracker {
         if let busyWord {
             let word = busyWord.load(ordering: .acquiring)
             if word != latestBusyWord {
-                earlierBusyWord = latestBusyWord
+                // A span that grew, or was withdrawn, replaces its earlier word.
+                if !BusySpanReader.isSameSpan(word, latestBusyWord) { earlierBusyWord = latestBusyWord }
                 latestBusyWord = word
             }
             settlePendingLateFrame()
@@ -314,14 +315,26 @@ public struct ClosedVisit: Sendable, Hashable {
     public var mainThreadHitches: MainThreadHitches?
 
     /// The hangs among `hangs` that belong to this visit (their midpoint lies in it), as
-    /// the wire records them: offsets from the visit's start, cut to the visit's end.
+    /// the wire records them: offsets from the visit's start, cut to the visit's end (with
+    /// the samples of the part cut off). Only the longest
+    /// ``HangStack/maximumStackedHangsPerVisit`` keep their stacks, as the collector accepts.
     public func hangRecords(from hangs: [Hang]) -> [HangRecord] {
-        hangs.compactMap { hang in
+        var records: [HangRecord] = hangs.compactMap { hang in
             guard hang.midpoint >= start, hang.midpoint < end else { return nil }
             var record = hang.record(visitStart: start)
-            record.duration = min(record.duration, seconds(end.minus(start)) - record.offset)
+            let inside = min(record.duration, seconds(end.minus(start)) - record.offset)
+            if inside < record.duration {
+                record.duration = inside
+                record.stack = record.stack?.window(from: 0, duration: inside)
+            }
             return record.duration > 0 ? record : nil
         }
+        let stacked = records.indices.filter { records[$0].stack != nil }
+        if stacked.count > HangStack.maximumStackedHangsPerVisit {
+            let longestFirst = stacked.sorted { records[$0].duration > records[$1].duration }
+            for index in longestFirst.dropFirst(HangStack.maximumStackedHangsPerVisit) { records[index].stack = nil }
+        }
+        return records
     }
 
     /// Whether this visit, dropped as short (``VisitOutcome/dropped(_:)``), is sent all the

@@ -197,6 +197,30 @@ struct ScreenTrackerTests {
         #expect(abs((visit.mainThreadHitches?.hitchTime ?? 0) - 2.0) < 0.02)
     }
 
+    @Test("A busy span withdrawn as idle is no busy span: the long gap is a pause, and an earlier span stays")
+    func withdrawnSpan() throws {
+        let spans = BusySpanReader(epoch: 0)
+        var tracker = ScreenTracker(configuration: lenient, busySpans: spans)
+        var feed = TickFeeder(time: 100)
+        _ = tracker.enter("Feed", now: feed.now, unixTime: 0)
+        feed.frames(30, into: &tracker)
+        let earlier = feed.now
+        spans.publish(start: earlier - 200_000_000, end: earlier - 100_000_000)
+        feed.frames(2, into: &tracker)
+        let stallStart = feed.now
+        spans.publish(start: stallStart + 5_000_000, end: stallStart + 300_000_000)  // the wait, while it lasted
+        feed.frames(1, into: &tracker)
+        spans.retract(start: stallStart + 5_000_000)                                // … found idle
+        #expect(spans.latest == nil)
+        feed.time += 2
+        feed.frames(30, into: &tracker)
+        let visit = try finished(tracker.close(now: feed.now))
+        #expect(tracker.statistics.longPauses == 1)
+        #expect(visit.report.hangs == 0)
+        // The withdrawn word replaced the grown span of the same start; the span before it stays.
+        #expect(BusySpanReader.isSameSpan(spans.word.load(ordering: .relaxed), ((stallStart + 5_000_000) / 1_000_000) << 32))
+    }
+
     @Test("Late frames that overlap a busy span count as main-thread hitches; others do not")
     func busyHint() throws {
         let spans = BusySpanReader(epoch: 0)
@@ -248,6 +272,34 @@ struct ScreenTrackerTests {
         #expect(records[0].offset == 0 && abs(records[0].duration - 0.3) < 1e-9)
         #expect(abs(records[1].offset - 5) < 1e-9 && abs(records[1].duration - 0.5) < 1e-9)
         #expect(abs(records[2].offset - 9.8) < 1e-9 && abs(records[2].duration - 0.2) < 1e-9)
+    }
+
+    @Test("At most 32 hangs of a visit keep their stacks, the longest; a hang cut by the visit keeps the samples inside it")
+    func stackedHangs() throws {
+        let visit = ClosedVisit(screen: "A", unixStart: 0, start: 10_000_000_000, end: 100_000_000_000, duration: 90,
+                                report: FrameReport(), motion: nil, tags: [:], mainThreadHitches: nil)
+        let stack = HangStack(images: [HangStack.Image(id: String(repeating: "ab", count: 16), name: "App", size: 4096, app: true)],
+                              frames: [HangStack.Frame(image: 0, offset: 16)],
+                              samples: [0.0, 0.1, 0.2, 0.3].map { HangStack.Sample(at: $0, frames: [0]) })
+        // 40 stacked hangs of 0.30 … 0.69 s, one every 2 s.
+        let hangs = (0..<40).map { index in
+            Hang(start: 11_000_000_000 + UInt64(index) * 2_000_000_000, duration: 0.3 + Double(index) / 100, stack: stack)
+        }
+        let records = visit.hangRecords(from: hangs.shuffled())
+        #expect(records.count == 40)
+        let stacked = records.filter { $0.stack != nil }
+        #expect(stacked.count == HangStack.maximumStackedHangsPerVisit)
+        #expect(stacked.map(\.duration).min()! > records.filter { $0.stack == nil }.map(\.duration).max()!)
+
+        // Began 0.15 s before the visit: samples at 0.2 and 0.3 s remain, at 0.05 and 0.15 s.
+        let early = visit.hangRecords(from: [Hang(start: 9_850_000_000, duration: 0.4, stack: stack, isIdle: true)])
+        let cut = try #require(early.first)
+        #expect(cut.idle == true)
+        #expect(try #require(cut.stack).samples.map(\.at).map { ($0 * 1000).rounded() } == [50, 150])
+        // Cut by the visit's end 0.15 s into the hang: samples at 0 and 0.1 s remain.
+        let late = visit.hangRecords(from: [Hang(start: 99_850_000_000, duration: 0.2, stack: stack)])
+        #expect(try #require(late.first?.stack).samples.map(\.at) == [0.0, 0.1])
+        #expect(late.first?.idle == nil)
     }
 
     @Test("Busy spans pack to the millisecond and unpack")

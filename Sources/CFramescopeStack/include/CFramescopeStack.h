@@ -76,6 +76,10 @@ size_t fs_walk_frames(uintptr_t pc, uintptr_t fp, uintptr_t sp, uintptr_t lr,
                       const fs_text_range *text, size_t text_count,
                       uint64_t *out, size_t max);
 
+/// The name of the exported symbol at or below `address` in its image (dladdr: glibc; iOS
+/// 2.0), or NULL when none is known. The string lives as long as the image. It takes the
+/// loader's lock: never in a signal handler or while another thread is suspended.
+const char *fs_symbol_name(uintptr_t address);
 #if defined(__linux__)
 
 /// Results of fs_sampler_request other than a count of addresses.

@@ -118,4 +118,7 @@ public struct HangStack: Sendable, Hashable, Codable {
     public static let maximumImageNameLength = 128
     /// Largest image extent, in bytes (4 GiB).
     public static let maximumImageSize: UInt64 = 1 << 32
+    /// Most hangs with a stack in one screen visit (the collector's default limit); an SDK
+    /// keeps the stacks of the longest hangs and sends the others without.
+    public static let maximumStackedHangsPerVisit = 32
 }

@@ -92,3 +92,16 @@ extension StackSource {
     }
 }
 #endif
+
+#if os(Linux)
+extension SampledThread {
+    /// The thread's identity for comparing threads cheaply: its kernel id.
+    var identity: UInt64 { UInt64(UInt32(bitPattern: tid)) }
+
+    /// The calling thread's ``identity`` (one `gettid` system call; allocates nothing, takes
+    /// no lock): what the watchdog's ping records on the watched queue.
+    static func currentIdentity() -> UInt64 {
+        UInt64(UInt32(bitPattern: fs_current_tid()))
+    }
+}
+#endif

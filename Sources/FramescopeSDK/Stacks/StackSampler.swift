@@ -56,14 +56,30 @@ final class StackSampler: @unchecked Sendable {
         var dropped = 0
         /// Requests that brought no stack back (timeout, thread gone).
         var failed = 0
+        /// Samples kept that showed the thread parked in its run loop's wait
+        /// (``IdleClassifier``); 0 without a classifier.
+        var idle = 0
         /// Whether sampling of the hang is over (the bound was reached or the ping ran).
         var finished = false
+    }
+
+    /// What ``hangEnded()`` returns: the hang's samples as the wire sends them.
+    struct SampledHang: Sendable, Hashable {
+        /// The samples, as (image, offset) frames.
+        var stack: HangStack
+        /// Addresses that lay in no image that could be sent.
+        var droppedFrames: Int
+        /// Whether every sample showed the thread parked in its run loop's wait.
+        var isIdle: Bool
     }
 
     let configuration: Configuration
     private let clock: MonotonicClock
     private let loadImages: @Sendable () -> ImageTable
+    private let idleClassifier: IdleClassifier?
     private let wakeup = DispatchSemaphore(value: 0)
+    /// Signalled each time sampling of a hang finishes (``waitUntilFinished(timeout:)``).
+    private let finishedSignal = DispatchSemaphore(value: 0)
     private let mailbox = Locked(Mailbox())
     private let published = Locked(Statistics())
 
@@ -71,16 +87,19 @@ final class StackSampler: @unchecked Sendable {
     private var buffer: StackSampleBuffer
     private var hang: HangUnderWay?
     private var action = HangSamplingSchedule.Action.park
+    private var idleSamples = 0
 
     /// A sampler that has no thread until the first hang. `loadImages` lists the loaded
-    /// images (`ImageTable.loaded` on Linux); tests may pass their own.
+    /// images (`ImageTable.loaded`); tests may pass their own. `idleClassifier` judges each
+    /// kept sample (``IdleClassifier/loader`` in the SDK); without one no hang is idle.
     init(configuration: Configuration = Configuration(), clock: MonotonicClock = .system,
-         loadImages: @escaping @Sendable () -> ImageTable) {
+         idleClassifier: IdleClassifier? = nil, loadImages: @escaping @Sendable () -> ImageTable) {
         precondition(configuration.interval.isFinite && configuration.interval > 0,
                      "StackSampler: the interval must be a positive number of seconds")
         self.configuration = configuration
         self.clock = clock
         self.loadImages = loadImages
+        self.idleClassifier = idleClassifier
         schedule = HangSamplingSchedule(interval: nanoseconds(configuration.interval),
                                         maximumSamples: configuration.maximumSamples)
         buffer = StackSampleBuffer(capacity: configuration.maximumSamples, depth: configuration.depth)
@@ -95,14 +114,15 @@ final class StackSampler: @unchecked Sendable {
     /// once it moves, sampling stops. Returns at once.
     func hangBegan(at start: UInt64, source: StackSource, pingRuns: PingRunCounter) {
         published.withLock { $0 = Statistics() }
+        while finishedSignal.wait(timeout: .now()) == .success {}  // forget earlier hangs' ends
         post(.began(start: start, source: source, pingRuns: pingRuns))
     }
 
-    /// The hang ended: stops sampling it and returns its samples (nil when none was kept) and
-    /// how many addresses lay in no image that could be sent. Waits for the sample under way,
-    /// if any, and the conversion.
-    func hangEnded() -> (stack: HangStack, droppedFrames: Int)? {
-        let reply = Locked<(stack: HangStack, droppedFrames: Int)?>(nil)
+    /// The hang ended: stops sampling it and returns its samples (nil when none was kept),
+    /// how many addresses lay in no image that could be sent, and whether it was idle. Waits
+    /// for the sample under way, if any, and the conversion.
+    func hangEnded() -> SampledHang? {
+        let reply = Locked<SampledHang?>(nil)
         let done = DispatchSemaphore(value: 0)
         guard post(.ended(reply: reply, done: done)) else { return nil }
         done.wait()
@@ -113,6 +133,18 @@ final class StackSampler: @unchecked Sendable {
     /// ``hangBegan(at:source:pingRuns:)`` on).
     var statistics: Statistics {
         published.withLock { $0 }
+    }
+
+    /// Waits until sampling of the current hang is over (its bound was reached, the ping ran,
+    /// or it ended), at most `timeout` seconds; returns whether it is. For tests and
+    /// benchmarks, which would otherwise poll ``statistics``.
+    func waitUntilFinished(timeout: Double) -> Bool {
+        if statistics.finished { return true }
+        let deadline = DispatchTime.now() + .nanoseconds(Int(clamping: nanoseconds(timeout)))
+        while finishedSignal.wait(timeout: deadline) == .success {
+            if statistics.finished { return true }
+        }
+        return statistics.finished
     }
 
     /// Ends the sampler's thread; later calls do nothing.
@@ -131,7 +163,7 @@ extension StackSampler {
 
     private enum Command: Sendable {
         case began(start: UInt64, source: StackSource, pingRuns: PingRunCounter)
-        case ended(reply: Locked<(stack: HangStack, droppedFrames: Int)?>, done: DispatchSemaphore)
+        case ended(reply: Locked<SampledHang?>, done: DispatchSemaphore)
         case stop
     }
 
@@ -186,13 +218,16 @@ extension StackSampler {
                 case let .began(start, source, pingRuns):
                     let images = loadImages()
                     buffer.removeAll()
+                    idleSamples = 0
                     hang = HangUnderWay(start: start, source: source, pingRuns: pingRuns, images: images)
                     action = schedule.began(at: clock.now(), pingRuns: pingRuns.value)
                     publish(finished: false)
                 case let .ended(reply, done):
                     action = schedule.ended()
                     if let hang, buffer.count > 0 {
-                        let result = buffer.hangStack(images: hang.images, hangStart: hang.start)
+                        let (stack, dropped) = buffer.hangStack(images: hang.images, hangStart: hang.start)
+                        let result = SampledHang(stack: stack, droppedFrames: dropped,
+                                                 isIdle: idleSamples == buffer.count)
                         reply.withLock { $0 = result }
                     }
                     hang = nil
@@ -237,13 +272,18 @@ extension StackSampler {
         let (keep, next) = schedule.sampled(now: clock.now(), pingRunsBefore: before, pingRunsAfter: after,
                                             succeeded: succeeded)
         if succeeded && !keep { buffer.removeLast() }
+        if succeeded && keep, let idleClassifier,
+           idleClassifier.isIdle(buffer.addresses(ofSample: buffer.count - 1), images: hang.images) {
+            idleSamples += 1
+        }
         action = next
         publish(finished: next == .park)
     }
 
     private func publish(finished: Bool) {
         let statistics = Statistics(kept: schedule.kept, dropped: schedule.dropped, failed: schedule.failed,
-                                    finished: finished)
+                                    idle: idleSamples, finished: finished)
         published.withLock { $0 = statistics }
+        if finished { finishedSignal.signal() }
     }
 }

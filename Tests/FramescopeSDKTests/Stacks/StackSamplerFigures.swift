@@ -101,9 +101,10 @@ struct StackSamplerFigures {
         let table = ImageTable.loaded()
         let sampler = StackSampler(configuration: .init(interval: 0.01, maximumSamples: 20)) { table }
         sampler.hangBegan(at: systemMonotonicNanoseconds(), source: .thread(thread), pingRuns: PingRunCounter())
-        while !sampler.statistics.finished { Thread.sleep(forTimeInterval: 0.005) }
+        #expect(sampler.waitUntilFinished(timeout: 5))
         let start = systemMonotonicNanoseconds()
-        let (stack, dropped) = try #require(sampler.hangEnded())
+        let result = try #require(sampler.hangEnded())
+        let (stack, dropped) = (result.stack, result.droppedFrames)
         let conversion = Double(systemMonotonicNanoseconds() - start) / 1e3
         sampler.stop()
         stop.bump()

@@ -101,10 +101,7 @@ struct StackSamplerLinuxTests {
         let sampler = StackSampler(configuration: .init(interval: 0.01, maximumSamples: 5)) { table }
         let start = systemMonotonicNanoseconds()
         sampler.hangBegan(at: start, source: .thread(thread), pingRuns: PingRunCounter())
-        let deadline = Date().addingTimeInterval(5)
-        while !sampler.statistics.finished && Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.005)
-        }
+        #expect(sampler.waitUntilFinished(timeout: 5))
         let statistics = sampler.statistics
         #expect(statistics == StackSampler.Statistics(kept: 5, dropped: 0, failed: 0, finished: true))
         let result = try #require(sampler.hangEnded())
@@ -200,14 +197,11 @@ struct StackSamplerLinuxTests {
         let sampler = StackSampler(configuration: .init(interval: 0.01, maximumSamples: 20)) { table }
         let start = systemMonotonicNanoseconds()
         sampler.hangBegan(at: start, source: source, pingRuns: pingRuns)
-        let deadline = Date().addingTimeInterval(5)
-        while !sampler.statistics.finished && Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.005)
-        }
+        #expect(sampler.waitUntilFinished(timeout: 5))
         Thread.sleep(forTimeInterval: 0.05)  // no further request comes
         #expect(sampler.statistics == StackSampler.Statistics(kept: 2, dropped: 1, failed: 0, finished: true))
         #expect(calls.withLock { $0 } == 3)
-        let (stack, _) = try #require(sampler.hangEnded())
+        let stack = try #require(sampler.hangEnded()).stack
         #expect(stack.samples.count == 2)
         #expect(stack.samples[0].at < stack.samples[1].at && stack.samples[1].at < 1)
         sampler.stop()
@@ -227,10 +221,10 @@ struct StackSamplerLinuxTests {
             return StackSource.thread(reader.thread).take(slot, text)
         }
         sampler.hangBegan(at: systemMonotonicNanoseconds(), source: source, pingRuns: moved)
-        while !sampler.statistics.finished { Thread.sleep(forTimeInterval: 0.002) }
+        #expect(sampler.waitUntilFinished(timeout: 5))
         #expect(sampler.hangEnded() == nil)
         sampler.hangBegan(at: systemMonotonicNanoseconds(), source: .thread(reader.thread), pingRuns: PingRunCounter())
-        while !sampler.statistics.finished { Thread.sleep(forTimeInterval: 0.002) }
+        #expect(sampler.waitUntilFinished(timeout: 5))
         #expect(sampler.hangEnded()?.stack.samples.count == 3)
         sampler.stop()
         #expect(sampler.hangEnded() == nil)  // stopped: answers at once

@@ -35,7 +35,7 @@ public struct IngestLimits: Sendable, Hashable {
     public var maximumHangsPerVisit = 1000
     /// Most hangs with a sampled stack in one visit (``HangStack``; the SDK samples at
     /// most this many between visits).
-    public var maximumStackedHangsPerVisit = 32
+    public var maximumStackedHangsPerVisit = HangStack.maximumStackedHangsPerVisit
     /// Largest stored form of one event (``StoredEventJSON``), in bytes: an event over it
     /// is refused. A visit with every part at its limit (1,024-entry tallies in both
     /// reports, 16 tags, 1,000 hangs) stays well under it.
