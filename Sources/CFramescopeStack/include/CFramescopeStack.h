@@ -3,11 +3,16 @@
 // - fs_walk_frames: a frame-pointer walk with checked, bounded reads (both systems; pure C, it
 //   calls no function at all, so it is async-signal-safe and safe while another thread is
 //   suspended holding any lock).
-// - Linux only: a sampler that interrupts one thread with a real-time signal and walks its
-//   stack in the signal handler (fs_sampler_install, fs_sampler_request), the sampled thread's
-//   stack bounds (fs_thread_stack_bounds) and the loaded images (fs_images).
+// - Linux only (sampler.c, images.c): a sampler that interrupts one thread with a real-time
+//   signal and walks its stack in the signal handler (fs_sampler_install, fs_sampler_request),
+//   the sampled thread's stack bounds (fs_thread_stack_bounds) and the loaded images
+//   (fs_images).
+// - Apple only (sampler_darwin.c): fs_darwin_sample, which suspends one Mach thread, reads its
+//   registers, walks its stack and resumes it. Stack bounds and images need no C there: the
+//   Swift side reads them from pthread_get_stackaddr_np / pthread_get_stacksize_np and dyld.
 //
-// The Swift side is Sources/FramescopeSDK/Stacks/ (StackSampler, ImageTable).
+// The Swift side is Sources/FramescopeSDK/Stacks/ (StackSampler, ImageTable, and their
+// +Linux / +Darwin files).
 #ifndef CFRAMESCOPE_STACK_H
 #define CFRAMESCOPE_STACK_H
 
@@ -15,6 +20,9 @@
 #include <stdint.h>
 #if defined(__linux__)
 #include <pthread.h>
+#endif
+#if defined(__APPLE__)
+#include <mach/port.h>
 #endif
 
 #ifdef __cplusplus
@@ -143,6 +151,30 @@ typedef struct fs_image_info {
 size_t fs_images(void (*callback)(const fs_image_info *image, void *context), void *context);
 
 #endif /* __linux__ */
+
+#if defined(__APPLE__)
+
+/// Results of fs_darwin_sample other than a count of addresses.
+#define FS_DARWIN_OWN_THREAD (-1)       /* `thread` is the calling thread: it cannot suspend itself */
+#define FS_DARWIN_SUSPEND_FAILED (-2)   /* thread_suspend failed: the thread exited (or the port is no thread) */
+#define FS_DARWIN_STATE_FAILED (-3)     /* thread_get_state failed; the thread was resumed */
+#define FS_DARWIN_RESUME_FAILED (-4)    /* thread_resume failed after the walk (the thread is gone) */
+
+/// Suspends Mach thread `thread` of this task, reads its registers (ARM_THREAD_STATE64 on
+/// arm64, x86_THREAD_STATE64 on x86_64, the Intel simulator), walks its stack with
+/// fs_walk_frames (the bounds [stack_lo, stack_hi) and the text ranges given, sorted by start)
+/// and resumes it. Writes at most `max` addresses to `out` and returns how many (≥ 1; 0 when
+/// max is 0) or an FS_DARWIN_* code (< 0).
+///
+/// Between the suspension and the resumption it calls only thread_get_state and
+/// fs_walk_frames: no allocation, no lock, no log, as the suspended thread may hold any lock.
+/// It resumes the thread whenever it suspended it. Refuses the calling thread
+/// (FS_DARWIN_OWN_THREAD). Reentrant: it keeps no state, and two samplers of one thread nest
+/// their suspensions.
+int fs_darwin_sample(mach_port_t thread, uintptr_t stack_lo, uintptr_t stack_hi,
+                     const fs_text_range *text, size_t text_count, uint64_t *out, size_t max);
+
+#endif /* __APPLE__ */
 
 #ifdef __cplusplus
 }

@@ -4,8 +4,9 @@ import CFramescopeStack
 /// raw code addresses into (image, offset) pairs that survive ASLR.
 ///
 /// Built on the sampler's thread, outside any sampling window: by ``loaded()`` from
-/// `dl_iterate_phdr` on Linux (`ImageTable+Linux.swift`), from dyld on Apple platforms; tests
-/// build tables of made-up images.
+/// `dl_iterate_phdr` on Linux (`ImageTable+Linux.swift`), from dyld and the images' load
+/// commands on Apple platforms (`ImageTable+Darwin.swift`); tests build tables of made-up
+/// images.
 struct ImageTable: Sendable {
     /// One loaded image.
     struct Image: Sendable, Hashable {
@@ -23,7 +24,7 @@ struct ImageTable: Sendable {
         /// Its executable code in memory, as address ranges.
         var text: [Range<UInt64>]
         /// Whether it is the app's own code: on Linux an image in the executable's folder, on
-        /// Apple platforms one inside the app bundle.
+        /// Apple platforms the executable and the images inside the app bundle.
         var isApp: Bool
         /// Whether its code may run without frame pointers (Debian's C library): the walk then
         /// looks for the caller's return address on the stack (`fs_walk_frames`).

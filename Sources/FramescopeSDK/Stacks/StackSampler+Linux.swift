@@ -70,6 +70,19 @@ extension SampledThread {
         return .failure(StackSampleFailure(rawValue: count) ?? .timeout)
     }
 
+    /// The thread's identity, equal to ``currentIdentity()`` on that thread: its kernel id
+    /// (``tid``), as a number.
+    var identity: UInt64 {
+        UInt64(UInt32(bitPattern: tid))
+    }
+
+    /// The calling thread's identity, as ``identity`` gives it for a ``SampledThread`` of that
+    /// thread: its kernel id (`fs_current_tid`, one `gettid` system call; no allocation, no
+    /// lock). Any thread may call it.
+    static func currentIdentity() -> UInt64 {
+        UInt64(UInt32(bitPattern: fs_current_tid()))
+    }
+
     /// The sampler's signal, installed on first use (-1 when none was free).
     private static let signal: Int32 = fs_sampler_install()
 
@@ -93,15 +106,3 @@ extension StackSource {
 }
 #endif
 
-#if os(Linux)
-extension SampledThread {
-    /// The thread's identity for comparing threads cheaply: its kernel id.
-    var identity: UInt64 { UInt64(UInt32(bitPattern: tid)) }
-
-    /// The calling thread's ``identity`` (one `gettid` system call; allocates nothing, takes
-    /// no lock): what the watchdog's ping records on the watched queue.
-    static func currentIdentity() -> UInt64 {
-        UInt64(UInt32(bitPattern: fs_current_tid()))
-    }
-}
-#endif

@@ -7,8 +7,9 @@ import Foundation
 ///
 /// `take` writes the interrupted instruction and the return addresses (innermost first) into
 /// the slot and returns how many, or 0 or less when no stack came back; it consults the text
-/// ranges (`fs_walk_frames`). It must allocate nothing. `StackSampler+Linux.swift` makes one
-/// from a ``SampledThread`` (a signal to the thread); an Apple file will suspend a Mach thread.
+/// ranges (`fs_walk_frames`). It must allocate nothing. `.thread(_:)` makes one from a
+/// ``SampledThread``: on Linux it sends the thread a signal (`StackSampler+Linux.swift`), on
+/// Apple platforms it suspends the Mach thread (`StackSampler+Darwin.swift`).
 struct StackSource: Sendable {
     /// Takes one sample into the slot; returns the addresses written (≤ 0: none).
     let take: @Sendable (UnsafeMutableBufferPointer<UInt64>, UnsafeBufferPointer<fs_text_range>) -> Int
@@ -25,15 +26,16 @@ struct StackSource: Sendable {
 /// ```
 ///
 /// The thread is created on first use, parks on a semaphore between hangs and holds the
-/// sampler until ``stop()``. When a hang
-/// begins it loads the image table (outside any window; `dl_iterate_phdr` on Linux), then
-/// follows ``HangSamplingSchedule``: a sample at once, then one every
+/// sampler until ``stop()``. When a hang begins it loads the image table (outside any window;
+/// `dl_iterate_phdr` on Linux, dyld on Apple platforms), then follows
+/// ``HangSamplingSchedule``: a sample at once, then one every
 /// ``Configuration/interval``, at most ``Configuration/maximumSamples``, each written into a
 /// preallocated ``StackSampleBuffer``. Between a sample's request and its answer nothing is
 /// allocated on either thread. The conversion into a ``HangStack`` (lookups, deduplication)
 /// runs after the hang, on the sampler's thread.
 ///
-/// One sampler per process on Linux (the signal handler's state is global).
+/// One sampler per process on Linux (the signal handler's state is global); on Apple
+/// platforms samplers keep no shared state.
 final class StackSampler: @unchecked Sendable {
     // @unchecked: `schedule`, `buffer`, `hang` and `action` are touched only on the
     // sampler's thread (in `loop()`); the rest is immutable or locked.
@@ -90,7 +92,7 @@ final class StackSampler: @unchecked Sendable {
     private var idleSamples = 0
 
     /// A sampler that has no thread until the first hang. `loadImages` lists the loaded
-    /// images (`ImageTable.loaded`); tests may pass their own. `idleClassifier` judges each
+    /// images (`ImageTable.loaded`, on Linux and Apple platforms); tests may pass their own. `idleClassifier` judges each
     /// kept sample (``IdleClassifier/loader`` in the SDK); without one no hang is idle.
     init(configuration: Configuration = Configuration(), clock: MonotonicClock = .system,
          idleClassifier: IdleClassifier? = nil, loadImages: @escaping @Sendable () -> ImageTable) {

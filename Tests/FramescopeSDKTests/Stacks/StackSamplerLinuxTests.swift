@@ -253,6 +253,24 @@ struct StackSamplerLinuxTests {
         }
     }
 
+    @Test("A thread's identity is its tid, as currentIdentity() gives it on that thread and no other")
+    func identity() throws {
+        let box = Locked<(thread: SampledThread?, identity: UInt64)>((nil, 0))
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            box.withLock { $0 = (SampledThread.current(), SampledThread.currentIdentity()) }
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        let (sampled, identity) = box.withLock { $0 }
+        let other = try #require(sampled)
+        #expect(other.identity == identity)
+        #expect(other.identity == UInt64(other.tid))
+        #expect(SampledThread.currentIdentity() != identity)
+        #expect(SampledThread.currentIdentity() == UInt64(fs_current_tid()))
+    }
+
     @Test("A thread that exited, or a tid that never existed, fails cleanly")
     func goneThread() throws {
         let box = Locked<SampledThread?>(nil)
