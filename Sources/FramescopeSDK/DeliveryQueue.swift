@@ -91,6 +91,12 @@ actor DeliveryQueue {
         session = URLSession(configuration: sessionConfiguration)
         disk = DiskQueue(directory: directory)
         try disk.open()
+        // A hang the last process died in: into the journal as an event, then the record goes.
+        if let fatalHang = FatalHangRecorder.recover(in: directory) {
+            _ = try disk.append(fatalHang)
+            statistics.fatalHangsRecovered += 1
+        }
+        try? FileManager.default.removeItem(at: directory.appendingPathComponent(FatalHangRecorder.fileName))
     }
 
     /// What the delivery has done so far, with what the disk queue holds now.

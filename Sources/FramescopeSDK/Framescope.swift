@@ -182,6 +182,8 @@ public final class Framescope {
     let clock: MonotonicClock
     let watchdog: HangWatchdog?
     private let hangLog: HangLog
+    /// The record of the hang under way, for the next launch if this process dies in it.
+    private let fatalHangs: FatalHangRecorder?
     private let sampler: ResourceSampler?
     private let delivery: DeliveryQueue
     private let messages: AsyncStream<PipelineMessage>
@@ -202,26 +204,38 @@ public final class Framescope {
         self.clock = clock
         let hangLog = HangLog()
         self.hangLog = hangLog
+        let directory = configuration.delivery.directory
+            ?? FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
+                .map { $0.appendingPathComponent("Framescope").appendingPathComponent(configuration.app.id) }
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("Framescope-\(configuration.app.id)")
+        let fatalHangs = configuration.watchdogEnabled
+            ? FatalHangRecorder(directory: directory, app: configuration.app, osVersion: configuration.device.osVersion,
+                                clock: clock, deviceState: configuration.deviceState)
+            : nil
+        self.fatalHangs = fatalHangs
         if configuration.watchdogEnabled {
             let threshold = configuration.tracker.analyzer.hangThreshold
+            let stackSampling = configuration.hangStackInterval.flatMap { interval in
+                Self.mainThreadSampling(interval: interval, samples: configuration.hangStackSamples, clock: clock)
+            }
+            var progress: (@Sendable (Hang) -> Void)?
+            if let fatalHangs { progress = { hang in fatalHangs.progressed(hang) } }
             watchdog = HangWatchdog(
                 watching: .main,
                 configuration: HangWatchdog.Configuration(threshold: threshold, checkInterval: configuration.watchdogCheckInterval,
                                                           busyThreshold: configuration.busyThreshold),
                 clock: clock,
-                stackSampling: configuration.hangStackInterval.flatMap {
-                    Self.mainThreadSampling(interval: $0, samples: configuration.hangStackSamples, clock: clock)
-                },
-                handler: { event in hangLog.record(event) })
+                stackSampling: stackSampling,
+                progress: progress,
+                handler: { event in
+                    hangLog.record(event)
+                    fatalHangs?.handle(event)
+                })
         } else {
             watchdog = nil
         }
         trackerStorage = TrackerStorage(ScreenTracker(configuration: configuration.tracker, busySpans: watchdog?.busySpanReader))
         sampler = configuration.resourceSampleInterval.map { ResourceSampler(interval: $0) }
-        let directory = configuration.delivery.directory
-            ?? FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
-                .map { $0.appendingPathComponent("Framescope").appendingPathComponent(configuration.app.id) }
-            ?? FileManager.default.temporaryDirectory.appendingPathComponent("Framescope-\(configuration.app.id)")
         do {
             delivery = try DeliveryQueue(configuration: configuration.delivery, directory: directory,
                                          collector: configuration.collector, ingestKey: configuration.ingestKey,
@@ -273,6 +287,7 @@ public final class Framescope {
     private func changeVisit(to screen: String?) {
         let outcome = screen.map { tracker.pointee.enter($0, now: clock.now(), unixTime: Date().timeIntervalSince1970) }
             ?? tracker.pointee.close(now: clock.now())
+        publishScene()
         continuation.yield(.visitChanged(closed: outcome, started: screen != nil))
     }
 
@@ -305,6 +320,7 @@ public final class Framescope {
     ///   ``VisitContext/maximumTags`` tags, keys 1–64 and values 0–64 bytes of UTF-8, with no control or format characters (``WireText``).
     @discardableResult
     public func setTag(_ value: String?, for key: String) -> Bool {
+        defer { publishScene() }
         guard let value else {
             tracker.pointee.tags[key] = nil
             return true
@@ -370,6 +386,13 @@ public final class Framescope {
                           shortVisitsKept: shortVisitsKept.withLock { $0 }, hangs: watchdogStatistics?.hangs ?? 0,
                           sampledHangs: watchdogStatistics?.sampledHangs ?? 0, idleHangs: watchdogStatistics?.idleHangs ?? 0,
                           delivery: await delivery.currentStatistics)
+    }
+
+    /// Hands the current screen and tags to the fatal-hang record (on screen and tag changes).
+    private func publishScene() {
+        guard let fatalHangs else { return }
+        let scene = FatalHangRecorder.Scene(screen: tracker.pointee.screen, tags: tracker.pointee.tags)
+        fatalHangs.scene.withLock { $0 = scene }
     }
 
     /// Stack sampling of the main thread for the watchdog, when the calling thread is the

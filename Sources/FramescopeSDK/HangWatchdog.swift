@@ -172,13 +172,24 @@ public final class HangWatchdog: Sendable {
     /// shows the thread parked in its run loop's wait, the wait publishes no busy span and
     /// the one already published is withdrawn (``BusySpanReader/retract(start:)``), so the
     /// screen tracker leaves the gap out as a pause.
+    ///
+    /// `progress`, when given, is called on the watchdog's thread while a hang lasts, after
+    /// its ``HangEvent/began(_:)``: at each check that finds a new sample, and at least every
+    /// ``progressInterval`` seconds, with the hang so far (its duration up to that check and
+    /// the samples so far). It is how the SDK keeps the record of a hang in progress, which a
+    /// process killed during the hang leaves behind.
     init(watching queue: DispatchQueue, configuration: Configuration = Configuration(),
          clock: MonotonicClock = .system, stackSampling: HangStackSampling?,
+         progress: (@Sendable (Hang) -> Void)? = nil,
          handler: @escaping @Sendable (HangEvent) -> Void) {
         self.configuration = configuration
         core = Core(target: queue, configuration: configuration, clock: clock, stackSampling: stackSampling,
-                    handler: handler)
+                    progress: progress, handler: handler)
     }
+
+    /// The longest time between two calls of the progress handler while a hang lasts, in
+    /// seconds (0.5 s).
+    static let progressInterval = 0.5
 
     deinit {
         stop()
@@ -297,6 +308,11 @@ extension HangWatchdog {
         let samplingCounts = Locked((sampled: 0, unsampled: 0, idle: 0))
         /// Whether the hang under way is being sampled. Only the watchdog's thread touches it.
         private var isSamplingHang = false
+        /// Called with the hang so far while it lasts (see the initializer).
+        let progress: (@Sendable (Hang) -> Void)?
+        /// The hang reported as begun and not yet ended, the samples it had at the last
+        /// progress call, and when that was (ns). Only the watchdog's thread touches it.
+        private var hangUnderWay: (start: UInt64, samples: Int, reportedAt: UInt64)?
         /// When the next check is due; `nil` while not checking (new, paused, stopped).
         /// Only the watchdog's thread touches it.
         private var nextCheck: DispatchTime?
@@ -304,9 +320,11 @@ extension HangWatchdog {
         private var exiting = false
 
         init(target: DispatchQueue, configuration: Configuration, clock: MonotonicClock,
-             stackSampling: HangStackSampling?, handler: @escaping @Sendable (HangEvent) -> Void) {
+             stackSampling: HangStackSampling?, progress: (@Sendable (Hang) -> Void)?,
+             handler: @escaping @Sendable (HangEvent) -> Void) {
             self.clock = clock
             self.stackSampling = stackSampling
+            self.progress = progress
             self.handler = handler
             detector = Locked(HangDetector(
                 threshold: nanoseconds(configuration.threshold),
@@ -449,6 +467,23 @@ extension HangWatchdog {
                 busySpans.publish(start: since, end: now)
             }
             perform(action, now: now, waitingSince: since)
+            if ranAt == nil { reportProgress(now: now) }
+        }
+
+        /// Calls the progress handler for the hang under way when a new sample came, or half
+        /// a second passed since the last call.
+        private func reportProgress(now: UInt64) {
+            guard let progress, let underWay = hangUnderWay else { return }
+            let samples = isSamplingHang ? stackSampling?.sampler.statistics.kept ?? 0 : 0
+            guard samples != underWay.samples
+                    || now.minus(underWay.reportedAt) >= nanoseconds(HangWatchdog.progressInterval) else { return }
+            hangUnderWay = (underWay.start, samples, now)
+            var hang = Hang(start: underWay.start, duration: seconds(now.minus(underWay.start)))
+            if samples > 0, let sampled = stackSampling?.sampler.snapshot() {
+                hang.stack = sampled.stack
+                hang.isIdle = sampled.isIdle
+            }
+            progress(hang)
         }
 
         func begin() {
@@ -530,6 +565,10 @@ extension HangWatchdog {
                 ping.source.add(data: 1)
             }
             for event in action.events {
+                switch event {
+                case let .began(hang): hangUnderWay = (hang.start, 0, now)
+                case .ended: hangUnderWay = nil
+                }
                 handler(stackSampling.map { sampled(event, by: $0) } ?? event)
             }
         }

@@ -131,6 +131,18 @@ final class StackSampler: @unchecked Sendable {
         return reply.withLock { $0 }
     }
 
+    /// The samples of the hang under way so far, as ``hangEnded()`` would return them, without
+    /// ending it (nil when none was kept, or no hang is under way). Waits for the sample under
+    /// way, if any, and the conversion: for the record of a hang in progress, which a process
+    /// killed during the hang leaves behind.
+    func snapshot() -> SampledHang? {
+        let reply = Locked<SampledHang?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        guard post(.snapshot(reply: reply, done: done)) else { return nil }
+        done.wait()
+        return reply.withLock { $0 }
+    }
+
     /// What happened to the current or last hang's samples (all zero and not finished from
     /// ``hangBegan(at:source:pingRuns:)`` on).
     var statistics: Statistics {
@@ -166,6 +178,7 @@ extension StackSampler {
     private enum Command: Sendable {
         case began(start: UInt64, source: StackSource, pingRuns: PingRunCounter)
         case ended(reply: Locked<SampledHang?>, done: DispatchSemaphore)
+        case snapshot(reply: Locked<SampledHang?>, done: DispatchSemaphore)
         case stop
     }
 
@@ -226,14 +239,12 @@ extension StackSampler {
                     publish(finished: false)
                 case let .ended(reply, done):
                     action = schedule.ended()
-                    if let hang, buffer.count > 0 {
-                        let (stack, dropped) = buffer.hangStack(images: hang.images, hangStart: hang.start)
-                        let result = SampledHang(stack: stack, droppedFrames: dropped,
-                                                 isIdle: idleSamples == buffer.count)
-                        reply.withLock { $0 = result }
-                    }
+                    if let result = converted() { reply.withLock { $0 = result } }
                     hang = nil
                     publish(finished: true)
+                    done.signal()
+                case let .snapshot(reply, done):
+                    if let result = converted() { reply.withLock { $0 = result } }
                     done.signal()
                 case .stop:
                     action = schedule.ended()
@@ -245,7 +256,12 @@ extension StackSampler {
                         defer { mailbox.commands.removeAll() }
                         return mailbox.commands
                     }
-                    for case let .ended(_, done) in commands[(position + 1)...] + late { done.signal() }
+                    for command in commands[(position + 1)...] + late {
+                        switch command {
+                        case let .ended(_, done), let .snapshot(_, done): done.signal()
+                        case .began, .stop: break
+                        }
+                    }
                     return
                 }
             }
@@ -260,6 +276,13 @@ extension StackSampler {
                 sample(hang)
             }
         }
+    }
+
+    /// The samples so far as a ``SampledHang``, or nil with no hang or no sample.
+    private func converted() -> SampledHang? {
+        guard let hang, buffer.count > 0 else { return nil }
+        let (stack, dropped) = buffer.hangStack(images: hang.images, hangStart: hang.start)
+        return SampledHang(stack: stack, droppedFrames: dropped, isIdle: idleSamples == buffer.count)
     }
 
     /// Takes one sample of the hang's thread and lets the schedule judge it.

@@ -12,7 +12,8 @@ import Testing
 extension StackSamplerLinuxTests {
     /// A watchdog on `queue` that samples whichever thread `target` holds (the queue's worker
     /// threads take turns, so the test names the one it blocked), every 20 ms, at most 10.
-    static func samplingWatchdog(_ queue: DispatchQueue, target: Locked<SampledThread?>, log: HangEventLog) -> HangWatchdog {
+    static func samplingWatchdog(_ queue: DispatchQueue, target: Locked<SampledThread?>, log: HangEventLog,
+                                 progress: (@Sendable (Hang) -> Void)? = nil) -> HangWatchdog {
         let table = ImageTable.loaded()
         let sampler = StackSampler(configuration: .init(interval: 0.02, maximumSamples: 10), idleClassifier: .loader) {
             table
@@ -22,7 +23,7 @@ extension StackSamplerLinuxTests {
         return HangWatchdog(watching: queue,
                             configuration: HangWatchdog.Configuration(threshold: 0.25, checkInterval: 0.02,
                                                                       suspensionTolerance: 0.2),
-                            stackSampling: sampling) { log.append($0) }
+                            stackSampling: sampling, progress: progress) { log.append($0) }
     }
 
     @Test("A hang in a known function ends with that function's stack, every sample in it; not idle")
@@ -30,7 +31,8 @@ extension StackSamplerLinuxTests {
         let queue = DispatchQueue(label: "test.stacks.read")
         let target = Locked<SampledThread?>(nil)
         let log = HangEventLog()
-        let watchdog = Self.samplingWatchdog(queue, target: target, log: log)
+        let progress = Locked<[Hang]>([])
+        let watchdog = Self.samplingWatchdog(queue, target: target, log: log) { hang in progress.withLock { $0.append(hang) } }
         var ends: [Int32] = [0, 0]
         try #require(pipe(&ends) == 0)
         let (readEnd, writeEnd) = (ends[0], ends[1])
@@ -66,6 +68,12 @@ extension StackSamplerLinuxTests {
                 KnownFunction.blockInRead.contains(address) || KnownFunction.blockInRead.contains(address &- 1)
             }, "a sample without fs_test_block_in_read")
         }
+        // The progress handler saw the hang grow, with more samples each time a sample came.
+        let reports = progress.withLock { $0 }
+        #expect(reports.count >= 3, "\(reports.count) progress reports")
+        #expect(reports.allSatisfy { $0.start == hang.start && $0.duration <= hang.duration + 0.001 })
+        #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.duration < $1.duration })
+        #expect((reports.last?.stack?.samples.count ?? 0) >= stack.samples.count - 2)
         let statistics = watchdog.statistics
         #expect(statistics.sampledHangs == 1 && statistics.unsampledHangs == 0 && statistics.idleHangs == 0)
     }
