@@ -6,8 +6,19 @@ import Foundation
 
 /// Uses the SDK's public API as an app would, on Linux: the main actor is the app's main
 /// thread, and the ticks come from the frame-pipeline simulator, played in real time.
-/// Frames that the simulator made late with main-thread work block the main thread for
-/// real, so the hang watchdog sees them; the other waits yield the main thread.
+/// Frames that the simulator made late with main-thread work keep the main thread busy for
+/// real in ``renderHeavyFrame(until:)``, so the hang watchdog sees them and samples their
+/// stacks; the other waits yield the main thread.
+///
+/// As `UIApplicationMain` does, the main thread runs its run loop (`RunLoop.main.run()`),
+/// which drains the main queue, and so the main actor, on the main thread: what the SDK's
+/// stack sampler needs on Linux (an `async` main would park the main thread in
+/// `dispatch_main()` and run the main queue on worker threads).
+///
+/// With `--fatal-hang` it stores its visits, then enters Checkout and freezes the main thread
+/// for good in ``freezeMainThread()``, printing `fatal hang under way` once the SDK's record
+/// of the hang holds two stack samples: kill it (`kill -9`) and run it again with the same
+/// `--queue` and `--screens 0` to deliver the fatal hang.
 ///
 /// It visits `--screens` screens for `--seconds` seconds in all, prints one line per visit
 /// once the visit is safe in the disk queue, flushes, and exits 0 only when the collector
@@ -15,7 +26,7 @@ import Foundation
 /// or visit refused, a visit lost) it says what on standard error and exits 1. Delivery
 /// problems are also logged to standard error as they happen.
 @main
-struct FramescopeExample: AsyncParsableCommand {
+struct FramescopeExample: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "FramescopeExample",
         abstract: "Measures simulated screen visits with the Framescope SDK and delivers them to a collector.")
@@ -47,6 +58,9 @@ struct FramescopeExample: AsyncParsableCommand {
     @Option(help: "Seeds the simulated frames.")
     var seed: UInt64 = 1
 
+    @Flag(help: "After the visits are stored, freeze the main thread on Checkout until killed (a fatal hang).")
+    var fatalHang = false
+
     func validate() throws {
         guard let url = URL(string: collector), url.scheme == "http" || url.scheme == "https" else {
             throw ValidationError("--collector must be an http or https URL, e.g. http://127.0.0.1:8080")
@@ -59,8 +73,23 @@ struct FramescopeExample: AsyncParsableCommand {
         guard timeout.isFinite, timeout > 0 else { throw ValidationError("--timeout must be a positive number of seconds") }
     }
 
+    /// Runs the example on the main actor while the main thread runs its run loop; exits when
+    /// it is done.
+    func run() throws {
+        let command = self
+        Task { @MainActor in
+            do {
+                try await command.measure()
+                Self.exit()
+            } catch {
+                Self.exit(withError: error)
+            }
+        }
+        RunLoop.main.run()
+    }
+
     @MainActor
-    func run() async throws {
+    func measure() async throws {
         let directory = queue.map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("framescope-example-\(UUID().uuidString)")
         let configuration = Framescope.Configuration(
@@ -98,6 +127,9 @@ struct FramescopeExample: AsyncParsableCommand {
             framescope.screen(name)
             await play(visit: index, seconds: perScreen, into: framescope)
         }
+        if fatalHang {
+            try await freeze(framescope, after: screens, directory: directory, stored: { stored })
+        }
         // Closes the last visit, then delivers everything queued (this run's and earlier ones').
         let delivered = await framescope.flush(timeout: timeout)
         let statistics = await framescope.statistics()
@@ -114,6 +146,33 @@ struct FramescopeExample: AsyncParsableCommand {
             FileHandle.standardError.write(Data(message.utf8))
             throw ExitCode(1)
         }
+    }
+
+    /// Waits until the `visits` visits are stored, enters Checkout and freezes the main thread
+    /// for good; a background task prints `fatal hang under way` once the SDK's record of the
+    /// hang (`hang-in-progress.json` in the queue's folder) holds two stack samples.
+    @MainActor
+    private func freeze(_ framescope: Framescope, after visits: Int, directory: URL,
+                        stored: () -> Int) async throws -> Never {
+        framescope.screen("Checkout")  // closes the last visit
+        while stored() < visits { try await Task.sleep(for: .milliseconds(20)) }
+        let record = directory.appendingPathComponent("hang-in-progress.json")
+        Task.detached {
+            struct Record: Decodable {
+                struct Stack: Decodable { var samples: [FramescopeCore.HangStack.Sample] }
+                var screen: String
+                var stack: Stack?
+            }
+            while true {
+                if let data = FileManager.default.contents(atPath: record.path),
+                   let read = try? JSONDecoder().decode(Record.self, from: data), (read.stack?.samples.count ?? 0) >= 2 {
+                    FileHandle.standardOutput.write(Data("fatal hang under way on \(read.screen)\n".utf8))
+                    return
+                }
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        freezeMainThread()
     }
 
     /// Why not every visit was accepted, one line each; empty when all were.
@@ -164,8 +223,8 @@ struct FramescopeExample: AsyncParsableCommand {
             let remaining = due - MonotonicClock.system.nowInSeconds()
             if remaining > 0 {
                 if waited > 2.5 / 60 {
-                    // The simulated app's main thread was busy: block it for real.
-                    usleep(UInt32(min(remaining, 10) * 1e6))
+                    // The simulated app's main thread was busy: keep it busy for real.
+                    renderHeavyFrame(until: MonotonicClock.system.nowInSeconds() + min(remaining, 10))
                 } else {
                     try? await Task.sleep(for: .seconds(remaining))
                 }
@@ -182,6 +241,34 @@ struct FramescopeExample: AsyncParsableCommand {
 }
 
 
+
+/// The example's main-thread work: computes until `deadline` (seconds of the monotonic clock),
+/// as a heavy frame's layout or decoding would. Its own frame in every stack sample taken
+/// meanwhile (`@inline(never)`), so the hangs it makes group under it.
+@inline(never)
+func renderHeavyFrame(until deadline: Double) {
+    var value: UInt64 = 0x9E37_79B9_7F4A_7C15
+    while MonotonicClock.system.nowInSeconds() < deadline {
+        for _ in 0..<10_000 { value = value &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407 }
+    }
+    blackHole(value)
+}
+
+/// Blocks the calling (main) thread for good, in a read of a pipe nobody writes to: the frozen
+/// app of a fatal hang. A signal (the stack sampler's) makes the read return; it reads again.
+@inline(never)
+func freezeMainThread() -> Never {
+    var ends: [Int32] = [0, 0]
+    _ = pipe(&ends)
+    var byte: UInt8 = 0
+    while true { _ = read(ends[0], &byte, 1) }
+}
+
+/// Keeps `value` from being optimised away.
+@inline(never)
+func blackHole(_ value: UInt64) {
+    if value == 42 { FileHandle.standardError.write(Data()) }
+}
 
 extension OperatingSystemVersion {
     /// `major.minor.patch`.
