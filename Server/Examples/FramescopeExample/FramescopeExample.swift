@@ -209,7 +209,7 @@ struct FramescopeExample: ParsableCommand {
         // Every third visit is a heavy screen with an occasional main-thread stall.
         var workload = SyntheticWorkload(profile: index % 3 == 1 ? .heavy : .moderate, duration: seconds,
                                          idleLength: 0.6, scrollLength: 1.2,
-                                         stallInterval: index % 3 == 1 ? seconds / 2 : nil, stallLength: 0.35,
+                                         stallInterval: index % 3 == 1 ? seconds / 2 : nil, stallLength: 0.6,
                                          seed: seed &+ UInt64(index))
         let recording = PipelineSimulator(display: .fixed(hz: 60), seed: seed &+ UInt64(index)).run(&workload)
         guard let first = recording.ticks.first else { return }

@@ -119,4 +119,65 @@ struct SDKEndToEndTests {
         #expect(counted == expected, "stored before the kill: \(stored)")
         #expect(secondLines.last?.contains("accepted by the collector \(stored.count)") == true, "\(secondLines.last ?? "")")
     }
+
+    @Test("A hang the Example dies in (kill -9) arrives at the next launch as a fatal hang of Checkout, grouped under freezeMainThread() once its symbols are uploaded; its stalls group under renderHeavyFrame(until:)")
+    func fatalHangAcrossKill() async throws {
+        let directory = try TemporaryDirectory()
+        let (db, ingestKey, readKey) = try ServeEndToEndTests().freshApp(directory)
+        let queue = directory.url.appendingPathComponent("queue")
+        let server = try ServerProcess(arguments: ["--db", db])
+        defer { server.stop() }
+        let collector = "http://127.0.0.1:\(server.port)"
+
+        // Visit 2 (Search) stalls its main thread 0.6 s; then the main thread freezes on Checkout.
+        let first = try startExample(["--collector", collector, "--ingest-key", ingestKey, "--app", "shop",
+                                        "--screens", "3", "--seconds", "6", "--queue", queue.path, "--fatal-hang"])
+        var lines: [String] = []
+        while let line = first.nextLine() {
+            lines.append(line)
+            if line.hasPrefix("fatal hang under way") {
+                first.signal(SIGKILL)
+                break
+            }
+        }
+        first.process.waitUntilExit()
+        #expect(first.process.terminationReason == .uncaughtSignal, "\(lines)")
+        #expect(lines.last == "fatal hang under way on Checkout", "\(lines)")
+        #expect(storedScreens(lines) == ["Feed", "Search", "Chat"])
+        let record = queue.appendingPathComponent("hang-in-progress.json")
+        #expect(FileManager.default.fileExists(atPath: record.path), "the killed process left its record")
+
+        // The next launch measures nothing and delivers what is queued, the fatal hang with it.
+        let second = try startExample(["--collector", collector, "--ingest-key", ingestKey, "--app", "shop",
+                                         "--screens", "0", "--queue", queue.path])
+        var secondLines: [String] = []
+        while let line = second.nextLine() { secondLines.append(line) }
+        second.process.waitUntilExit()
+        #expect(second.process.terminationStatus == 0, "\(secondLines)")
+        #expect(!FileManager.default.fileExists(atPath: record.path))
+        #expect(try await visitsPerScreen(server, readKey: readKey) == ["Feed": 1, "Search": 1, "Chat": 1])
+
+        let upload = try CLI.run(["symbols", "upload", "--app", "shop", "--db", db, builtProduct(named: "FramescopeExample").path])
+        #expect(upload.exitCode == 0, "\(upload.stderr)")
+
+        let (status, data) = try await server.request("/v1/apps/shop/hangs?from=2020-01-01T00:00:00Z&to=2100-01-01T00:00:00Z",
+                                                      key: readKey)
+        #expect(status == 200)
+        let json = try #require(JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let groups = json["groups"] as? [[String: Any]] ?? []
+        func symbols(_ group: [String: Any]) -> [String] {
+            (group["stack"] as? [[String: Any]] ?? []).compactMap { $0["symbol"] as? String }
+        }
+        let fatal = try #require(groups.first { ($0["fatal"] as? Int ?? 0) > 0 }, "\(groups)")
+        #expect(fatal["fatal"] as? Int == 1 && fatal["hangs"] as? Int == 1)
+        #expect(fatal["screens"] as? [String] == ["Checkout"])
+        #expect(fatal["appVersions"] as? [String] == ["1.0.0"])
+        #expect((fatal["signature"] as? String)?.hasSuffix("`freezeMainThread()") == true, "\(fatal["signature"] ?? "")")
+        #expect(symbols(fatal).contains("freezeMainThread()"), "\(symbols(fatal))")
+        #expect(((fatal["duration"] as? Double) ?? 0) >= 0.3)
+        // The 0.6 s stall on Search: sampled in renderHeavyFrame(until:), the Example's own function.
+        let stall = try #require(groups.first { ($0["screens"] as? [String]) == ["Search"] }, "\(groups)")
+        #expect((stall["signature"] as? String)?.hasSuffix("`renderHeavyFrame(until:)") == true, "\(stall["signature"] ?? "")")
+        #expect(stall["fatal"] as? Int == 0)
+    }
 }
