@@ -398,14 +398,7 @@ public final class Framescope {
     /// Stack sampling of the main thread for the watchdog, when the calling thread is the
     /// main thread and it can be sampled; nil otherwise (then hangs come without stacks).
     private static func mainThreadSampling(interval: Double, samples: Int, clock: MonotonicClock) -> HangStackSampling? {
-        #if os(Linux) || canImport(Darwin)
-        guard Thread.isMainThread, let thread = SampledThread.current() else { return nil }
-        let sampler = StackSampler(configuration: StackSampler.Configuration(interval: interval, maximumSamples: samples),
-                                   clock: clock, idleClassifier: .loader, loadImages: { ImageTable.loaded() })
-        return .thread(thread, sampler: sampler)
-        #else
-        return nil
-        #endif
+        Thread.isMainThread ? .callingThread(interval: interval, samples: samples, clock: clock) : nil
     }
 
     /// The current visit's report so far, for a live overlay; nil with no visit.

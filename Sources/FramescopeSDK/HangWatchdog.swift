@@ -1,5 +1,6 @@
 import Atomics
 import Dispatch
+import FramescopeCore
 import Foundation
 
 /// Watches a serial queue (on Apple platforms the main queue) from a background queue and
@@ -164,6 +165,29 @@ public final class HangWatchdog: Sendable {
     public convenience init(watching queue: DispatchQueue, configuration: Configuration = Configuration(),
                             clock: MonotonicClock = .system, handler: @escaping @Sendable (HangEvent) -> Void) {
         self.init(watching: queue, configuration: configuration, clock: clock, stackSampling: nil, handler: handler)
+    }
+
+    /// Creates a watchdog for `queue` that also samples the stack of the calling thread while
+    /// a hang lasts, every `stackSampleInterval` seconds, at most `maximumSamples` times (1–50):
+    /// each ``HangEvent/ended(_:_:)`` then carries ``Hang/stack`` and ``Hang/isIdle``, counted
+    /// in ``Statistics/sampledHangs`` and ``Statistics/idleHangs``.
+    ///
+    /// Call it on the thread that runs `queue`: for `.main`, on the main thread. A hang is
+    /// sampled only when the ping last ran on that thread (on Linux the main queue runs on the
+    /// main thread only while it runs its run loop, `RunLoop.main.run()`, not under
+    /// `dispatch_main()`); otherwise it comes without a stack and counts in
+    /// ``Statistics/unsampledHangs``. Where threads cannot be sampled (not Linux or an Apple
+    /// platform, or no free signal on Linux), no hang has a stack.
+    public convenience init(watching queue: DispatchQueue, configuration: Configuration = Configuration(),
+                            clock: MonotonicClock = .system, stackSampleInterval: Double, maximumSamples: Int = 20,
+                            handler: @escaping @Sendable (HangEvent) -> Void) {
+        precondition(stackSampleInterval.isFinite && stackSampleInterval > 0,
+                     "HangWatchdog: the stack sample interval must be a positive number of seconds")
+        precondition((1...HangStack.maximumSamples).contains(maximumSamples),
+                     "HangWatchdog: 1 to \(HangStack.maximumSamples) samples per hang")
+        self.init(watching: queue, configuration: configuration, clock: clock,
+                  stackSampling: .callingThread(interval: stackSampleInterval, samples: maximumSamples, clock: clock),
+                  handler: handler)
     }
 
     /// Creates a watchdog that also samples the watched thread's stack while a hang lasts

@@ -3,7 +3,7 @@
 // stop was not taken for a hang.
 //
 //   FramescopeWatchdogProbe [--seconds S] [--work-ms M] [--block-at S --block-ms M]
-//                           [--threshold S] [--interval S]
+//                           [--threshold S] [--interval S] [--main [--park-at S --park-ms M]]
 //
 // --seconds   how long to watch (default 4)
 // --work-ms   the queue runs back-to-back chunks of this many ms, so a ping usually
@@ -11,12 +11,17 @@
 // --block-at  when to block the queue once, in seconds after the start (default: never)
 // --block-ms  for how long to block it, in ms
 // --threshold, --interval   the watchdog's configuration, in seconds
+// --main      watch the main queue, drained by the main thread's run loop, and sample the
+//             main thread's stack while a hang lasts (every 50 ms)
+// --park-at   with --main: when to park the main thread in a run loop of a mode of its own
+//             (the main queue waits, the thread waits for events: an idle "hang")
+// --park-ms   for how long, in ms
 //
 // Output (stdout, one line each, written unbuffered):
 //   ready pid=PID
 //   began start=NS duration=S
-//   ended start=NS duration=S ending=recovered|paused|stopped|suspended
-//   done checks=N suspensions=N hangs=N cpu=S wall=S
+//   ended start=NS duration=S ending=recovered|paused|stopped|suspended [samples=N idle=B]
+//   done checks=N suspensions=N hangs=N sampled=N idle=N cpu=S wall=S
 // Exit code 64 on bad arguments.
 
 import Dispatch
@@ -33,9 +38,15 @@ func fail(_ message: String) -> Never {
 }
 
 var options = ["--seconds": 4.0, "--work-ms": 100.0, "--threshold": 0.25, "--interval": 0.01]
+var onMain = false
 var arguments = CommandLine.arguments.dropFirst()
 while let name = arguments.popFirst() {
-    guard ["--seconds", "--work-ms", "--block-at", "--block-ms", "--threshold", "--interval"].contains(name) else {
+    if name == "--main" {
+        onMain = true
+        continue
+    }
+    guard ["--seconds", "--work-ms", "--block-at", "--block-ms", "--threshold", "--interval", "--park-at",
+           "--park-ms"].contains(name) else {
         fail("unknown option \(name)")
     }
     guard let text = arguments.popFirst(), let value = Double(text), value.isFinite, value >= 0 else {
@@ -47,8 +58,11 @@ let seconds = options["--seconds", default: 4]
 let workSeconds = options["--work-ms", default: 100] / 1000
 let blockAt = options["--block-at"]
 let blockSeconds = options["--block-ms", default: 0] / 1000
+let parkAt = options["--park-at"]
+let parkSeconds = options["--park-ms", default: 0] / 1000
+if parkAt != nil && !onMain { fail("--park-at needs --main") }
 
-let queue = DispatchQueue(label: "probe.watched")
+let queue = onMain ? DispatchQueue.main : DispatchQueue(label: "probe.watched")
 let clock = MonotonicClock.system
 let startTime = clock.now()
 let endTime = startTime + UInt64(seconds * 1e9)
@@ -59,29 +73,46 @@ let endTime = startTime + UInt64(seconds * 1e9)
     if clock.now() < endTime { queue.async(execute: work) }
 }
 
-let watchdog = HangWatchdog(
-    watching: queue,
-    configuration: HangWatchdog.Configuration(threshold: options["--threshold", default: 0.25],
-                                              checkInterval: options["--interval", default: 0.01])
-) { event in
+let configuration = HangWatchdog.Configuration(threshold: options["--threshold", default: 0.25],
+                                               checkInterval: options["--interval", default: 0.01])
+@Sendable func report(_ event: HangEvent) {
     switch event {
     case let .began(hang):
         write("began start=\(hang.start) duration=\(hang.duration)")
     case let .ended(hang, ending):
-        write("ended start=\(hang.start) duration=\(hang.duration) ending=\(ending)")
+        let stack = onMain ? " samples=\(hang.stack?.samples.count ?? 0) idle=\(hang.isIdle)" : ""
+        write("ended start=\(hang.start) duration=\(hang.duration) ending=\(ending)\(stack)")
     }
 }
+// With --main this runs on the main thread: the thread whose stack is sampled.
+let watchdog = onMain
+    ? HangWatchdog(watching: queue, configuration: configuration, stackSampleInterval: 0.05, handler: report)
+    : HangWatchdog(watching: queue, configuration: configuration, handler: report)
 
 watchdog.start()
 if workSeconds > 0 { queue.async(execute: work) }
 if let blockAt {
     queue.asyncAfter(deadline: .now() + blockAt) { Thread.sleep(forTimeInterval: blockSeconds) }
 }
+if let parkAt {
+    queue.asyncAfter(deadline: .now() + parkAt) {
+        // A nested run loop in a mode that does not serve the main queue, woken by a timer.
+        let mode = RunLoop.Mode("probe.parked")
+        let wake = Timer(fire: Date().addingTimeInterval(parkSeconds), interval: 0, repeats: false) { _ in }
+        RunLoop.main.add(wake, forMode: mode)
+        _ = RunLoop.main.run(mode: mode, before: Date().addingTimeInterval(parkSeconds + 0.1))
+    }
+}
 write("ready pid=\(getpid())")
 
-// Sleep in short steps: a stop of the whole process (SIGSTOP) must not extend the run.
+// Sleep (or, with --main, run the run loop) in short steps: a stop of the whole process
+// (SIGSTOP) must not extend the run.
 while clock.now() < endTime {
-    Thread.sleep(forTimeInterval: 0.05)
+    if onMain {
+        _ = RunLoop.main.run(mode: .default, before: Date().addingTimeInterval(0.05))
+    } else {
+        Thread.sleep(forTimeInterval: 0.05)
+    }
 }
 watchdog.stop()
 
@@ -90,4 +121,5 @@ var cpuTime = timespec()
 clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpuTime)
 let cpu = Double(cpuTime.tv_sec) + Double(cpuTime.tv_nsec) / 1e9
 let statistics = watchdog.statistics
-write("done checks=\(statistics.checks) suspensions=\(statistics.suspensions) hangs=\(statistics.hangs) cpu=\(cpu) wall=\(Double(clock.now() - startTime) / 1e9)")
+write("done checks=\(statistics.checks) suspensions=\(statistics.suspensions) hangs=\(statistics.hangs) "
+      + "sampled=\(statistics.sampledHangs) idle=\(statistics.idleHangs) cpu=\(cpu) wall=\(Double(clock.now() - startTime) / 1e9)")

@@ -61,5 +61,38 @@ extension RealThreadTests {
             #expect(numbers["suspensions"] == 1, "\(lines)")
             #expect((numbers["checks"] ?? 0) > 100, "\(lines)")
         }
-    }
+    
+        @Test("With the main thread sampled: a block on it is a hang with samples; SIGSTOP makes no hang and takes no sample")
+        func mainThreadSampledAndStopped() throws {
+            let probe = try startProbe(["--main", "--seconds", "4", "--work-ms", "0", "--block-at", "0.3", "--block-ms", "600"])
+            let ready = probe.nextLine()
+            try #require(ready?.hasPrefix("ready ") == true, "probe said \(ready ?? "nothing")")
+            Thread.sleep(forTimeInterval: 1.5)
+            probe.signal(SIGSTOP)
+            Thread.sleep(forTimeInterval: 1.5)
+            probe.signal(SIGCONT)
+            let lines = probe.remainingLines()
+            #expect(probe.process.terminationStatus == 0)
+            let ended = lines.filter { $0.hasPrefix("ended ") }
+            #expect(ended.count == 1, "\(lines)")
+            let samples = ended.first.flatMap { line in
+                line.split(separator: " ").first { $0.hasPrefix("samples=") }.flatMap { Int($0.dropFirst(8)) }
+            } ?? 0
+            #expect(samples >= 3, "\(lines)")
+            #expect(ended.first?.hasSuffix("idle=false") == true, "\(lines)")
+            let numbers = summary(lines)
+            #expect(numbers["hangs"] == 1 && numbers["sampled"] == 1 && numbers["idle"] == 0, "\(lines)")
+            #expect(numbers["suspensions"] == 1, "\(lines)")
+        }
+
+        @Test("A main thread parked in a nested run loop is an idle hang: every sample idle")
+        func parkedMainThread() throws {
+            let probe = try startProbe(["--main", "--seconds", "2", "--work-ms", "0", "--park-at", "0.3", "--park-ms", "800"])
+            let lines = probe.remainingLines()
+            #expect(probe.process.terminationStatus == 0)
+            let ended = lines.filter { $0.hasPrefix("ended ") }
+            #expect(ended.count == 1 && ended.first?.hasSuffix("idle=true") == true, "\(lines)")
+            #expect(summary(lines)["idle"] == 1, "\(lines)")
+        }
+}
 }

@@ -17,6 +17,21 @@ struct HangStackSampling: Sendable {
     let currentThread: @Sendable () -> UInt64
 }
 
+extension HangStackSampling {
+    /// Sampling of the calling thread every `interval` seconds, at most `samples` per hang,
+    /// with idle classification; nil where the calling thread cannot be sampled.
+    static func callingThread(interval: Double, samples: Int, clock: MonotonicClock) -> HangStackSampling? {
+        #if os(Linux) || canImport(Darwin)
+        guard let thread = SampledThread.current() else { return nil }
+        let sampler = StackSampler(configuration: StackSampler.Configuration(interval: interval, maximumSamples: samples),
+                                   clock: clock, idleClassifier: .loader, loadImages: { ImageTable.loaded() })
+        return .thread(thread, sampler: sampler)
+        #else
+        return nil
+        #endif
+    }
+}
+
 #if os(Linux) || canImport(Darwin)
 extension HangStackSampling {
     /// Samples `thread` (read with ``SampledThread/current()`` on it) when the ping last ran on
