@@ -38,11 +38,11 @@ func fail(_ message: String) -> Never {
 }
 
 var options = ["--seconds": 4.0, "--work-ms": 100.0, "--threshold": 0.25, "--interval": 0.01]
-var onMain = false
+var mainRequested = false
 var arguments = CommandLine.arguments.dropFirst()
 while let name = arguments.popFirst() {
     if name == "--main" {
-        onMain = true
+        mainRequested = true
         continue
     }
     guard ["--seconds", "--work-ms", "--block-at", "--block-ms", "--threshold", "--interval", "--park-at",
@@ -60,6 +60,7 @@ let blockAt = options["--block-at"]
 let blockSeconds = options["--block-ms", default: 0] / 1000
 let parkAt = options["--park-at"]
 let parkSeconds = options["--park-ms", default: 0] / 1000
+let onMain = mainRequested
 if parkAt != nil && !onMain { fail("--park-at needs --main") }
 
 let queue = onMain ? DispatchQueue.main : DispatchQueue(label: "probe.watched")
