@@ -49,16 +49,18 @@ extension StackSampleBuffer {
                     frames.append(frame)
                 }
             }
+            // A sample none of whose addresses could be sent says nothing: left out.
+            guard !indices.isEmpty else { continue }
             samples.append(HangStack.Sample(at: seconds(time(ofSample: sample).minus(hangStart)), frames: indices))
         }
         return (HangStack(images: images, frames: frames, samples: samples), dropped)
     }
 
     /// Whether frames of `image` can go on the wire: a build id of 8 to 32 bytes (16 to 64
-    /// hex digits) and an extent within ``HangStack/maximumImageSize``.
+    /// hex digits) and an extent of 1 byte to ``HangStack/maximumImageSize``.
     private static func isSendable(_ image: ImageTable.Image) -> Bool {
         let digits = image.id.utf8.count
-        return (16...64).contains(digits) && digits % 2 == 0 && image.size <= HangStack.maximumImageSize
+        return (16...64).contains(digits) && digits % 2 == 0 && image.size > 0 && image.size <= HangStack.maximumImageSize
     }
 
     /// `name` cut to the wire's longest image name, on a character boundary.

@@ -103,6 +103,21 @@ struct ImageTableTests {
         #expect(stack.samples == [HangStack.Sample(at: 5e-9, frames: [0])])
     }
 
+    @Test("A sample none of whose addresses can be sent is left out; an image of size 0 sends nothing")
+    func emptySamples() {
+        let empty = ImageTable.Image(id: "ffeeddccbbaa99887766554433221100", path: "/usr/lib/libempty.so",
+                                     base: 0x7f00_2000_0000, size: 0, text: [], isApp: false, omitsFramePointers: false)
+        var buffer = StackSampleBuffer(capacity: 3, depth: 4)
+        buffer.write(at: 1) { slot in slot[0] = 0x1234; slot[1] = 0x7f00_1000_0010; return 2 }  // nothing sendable
+        buffer.write(at: 2) { slot in slot[0] = 0x5555_0000_2150; return 1 }
+        buffer.write(at: 3) { slot in slot[0] = 0x7f00_2000_0000; return 1 }  // the size-0 image holds nothing
+        let (stack, dropped) = buffer.hangStack(images: ImageTable(images: [Self.libc, Self.noBuildID, Self.app, empty]),
+                                                hangStart: 0)
+        #expect(stack.samples == [HangStack.Sample(at: 2e-9, frames: [0])])
+        #expect(stack.images.map(\.name) == ["Shop"])
+        #expect(dropped == 3)
+    }
+
     @Test("Beyond 64 distinct images, further images' frames are dropped")
     func imageBound() {
         let images = (0..<70).map { index in
