@@ -56,8 +56,12 @@ struct FatalHangIngestTests {
         #expect(problem { $0.context.tags = ["k": "v\u{0}"] } == "context.tags.k")
         #expect(problem { $0.context.tags = ["k": CardinalityLimits.other] } == "context.tags.k")
         #expect(problem { $0.context.tags = ["k": DeclaredTags.none] } == "context.tags.k")
-        #expect(problem { $0.stack?.frames[1].offset = 1 << 40 } == "stack.frames[1]")
         #expect(problem { $0.stack = nil } == nil)
+        // A bad stack is dropped; the fatal hang is kept.
+        var event = Self.fatalHang()
+        event.stack?.frames[1].offset = 1 << 40
+        #expect(IngestValidator.dropInvalidStack(&event).map(\.0) == ["stack.frames[1]"])
+        #expect(event.stack == nil && validator.check(event, startedAt: ISO8601.parse(event.startedAt)) == nil)
     }
 
     @Test("A batch of only a fatal hang is accepted; it shows as fatal on its own screen and version, once however often it is sent")
@@ -79,6 +83,16 @@ struct FatalHangIngestTests {
             let mixed = try await post(Self.body("launch-4", fatal: [bad], visits: 1))
             #expect(mixed.accepted == 1)
             #expect(mixed.rejected.map(\.field) == ["events[1].duration"])
+            // A bad stack costs only itself: the fatal hang is stored without it and the answer names it.
+            var unstacked = Self.fatalHang(id: "fatal-3", screen: "Search")
+            unstacked.stack?.samples[0].frames = [99]
+            let kept = try await post(Self.body("launch-5", fatal: [unstacked]))
+            #expect(kept.accepted == 1 && kept.rejected.isEmpty)
+            #expect(kept.stacksDropped.map(\.field) == ["events[0].stack.samples[0].frames[0]"])
+            let search = try await client.execute(uri: "/v1/apps/shop/hangs?from=2026-11-19T00:00:00Z&screen=Search", method: .get,
+                                                  headers: [.authorization: "Bearer \(shop.readKey)"])
+            let searchGroups = try JSONDecoder().decode(HangsResponse.self, from: Data(buffer: search.body)).groups
+            #expect(searchGroups.map(\.signature) == ["(no stack)"] && searchGroups.first?.fatal == 1)
 
             let response = try await client.execute(uri: "/v1/apps/shop/hangs?from=2026-11-19T00:00:00Z&screen=Checkout", method: .get,
                                                     headers: [.authorization: "Bearer \(shop.readKey)"])

@@ -67,7 +67,7 @@ struct HangStackIngestTests {
         #expect(!WireBatchDecoderTests.fastPathTaken(body))
     }
 
-    @Test("Every limit of a stack is refused with its field")
+    @Test("A stack breaking any limit is dropped with its field; its visit is kept")
     func limits() {
         let validator = IngestValidator(limits: IngestLimits(), now: Self.now)
         let base = makeBatch(id: "x", count: 1, start: Self.now - 3600).events[0]
@@ -76,7 +76,11 @@ struct HangStackIngestTests {
             edit(&stack)
             var event = base
             event.hangs = [HangRecord(offset: 0.5, duration: 0.75, stack: stack)]
-            return validator.check(event, startedAt: Self.now - 3600)?.0
+            let dropped = validator.dropInvalidStacks(&event)
+            #expect(validator.check(event, startedAt: Self.now - 3600) == nil, "the visit stays valid")
+            #expect(dropped.isEmpty == (event.hangs[0].stack != nil))
+            #expect(event.hangs[0].duration == 0.75)
+            return dropped.first?.0
         }
         #expect(problem { _ in } == nil)
         #expect(problem { $0.images = Array(repeating: HangStackFixtures.appImage, count: 65) } == "hangs[0].stack.images")
@@ -102,11 +106,23 @@ struct HangStackIngestTests {
         #expect(problem { $0.samples[1].frames = Array(repeating: 0, count: 257) } == "hangs[0].stack.samples[1].frames")
         #expect(problem { $0.samples[1].frames[3] = 5 } == "hangs[0].stack.samples[1].frames[3]")
 
+        // 33 stacked hangs: the shortest one's stack goes; all 33 hangs stay.
         var many = base
-        many.hangs = (0..<33).map { HangRecord(offset: Double($0), duration: 0.5, stack: HangStackFixtures.stack(site: 0x215c, samples: 1)) }
-        #expect(validator.check(many, startedAt: Self.now - 3600)?.0 == "hangs")
-        many.hangs.removeLast()
+        many.hangs = (0..<33).map {
+            HangRecord(offset: Double($0), duration: $0 == 7 ? 0.3 : 0.5, stack: HangStackFixtures.stack(site: 0x215c, samples: 1))
+        }
+        let dropped = validator.dropInvalidStacks(&many)
+        #expect(dropped.map(\.0) == ["hangs[7].stack"])
+        #expect(many.hangs.count == 33 && many.hangs.filter { $0.stack != nil }.count == 32 && many.hangs[7].stack == nil)
         #expect(validator.check(many, startedAt: Self.now - 3600) == nil)
+        many.hangs.removeLast()
+        many.hangs[7].stack = HangStackFixtures.stack(site: 0x215c, samples: 1)
+        #expect(validator.dropInvalidStacks(&many).isEmpty)
+
+        // A hang longer than its visit refuses the visit.
+        var long = base
+        long.hangs = [HangRecord(offset: 0, duration: long.duration + 1.5)]
+        #expect(validator.check(long, startedAt: Self.now - 3600)?.0 == "hangs[0].duration")
     }
 
     @Test("Image ids are lowercased without dashes and names put into NFC before the checks")

@@ -71,6 +71,6 @@ public struct IngestService: Sendable {
             "rejected": .stringConvertible(rejected.count), "duplicate": .stringConvertible(result.duplicate),
         ])
         return IngestResponse(batchId: ingest.batchId, accepted: ingest.events.count + ingest.fatalHangs.count, duplicate: result.duplicate,
-                              rejected: rejected)
+                              rejected: rejected, stacksDropped: ingest.stacksDropped)
     }
 }

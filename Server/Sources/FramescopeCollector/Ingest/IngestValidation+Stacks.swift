@@ -135,9 +135,18 @@ extension IngestValidator {
                 return ("context.tags.\(key)", "tag value '\(value)' is reserved (folded values and visits without the tag)")
             }
         }
-        if let stack = event.stack, let (field, message) = Self.check(stack, hangDuration: event.duration) {
-            return ("stack\(field)", message)
-        }
         return nil
+    }
+
+    /// Removes a fatal hang's stack when it breaks a limit (``check(_:hangDuration:)``); the
+    /// fatal hang is kept. Returns the removal as (field, message).
+    static func dropInvalidStack(_ event: inout FatalHangEvent) -> [(String, String)] {
+        guard let stack = event.stack else { return [] }
+        let problem = event.duration.isFinite && event.duration >= 0
+            ? check(stack, hangDuration: event.duration)
+            : ("", "a stack needs a hang of a known duration")
+        guard let (field, message) = problem else { return [] }
+        event.stack = nil
+        return [("stack\(field)", message)]
     }
 }

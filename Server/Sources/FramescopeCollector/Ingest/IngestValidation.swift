@@ -65,6 +65,10 @@ public struct IngestResponse: Sendable, Hashable, Codable {
     public var duplicate: Bool
     /// Every event refused, with the field at fault.
     public var rejected: [RejectedEvent]
+    /// Hang stacks left out of events that were stored (a stack breaking a limit, or beyond
+    /// the stacks a visit may hold), with the field at fault: a stack is a diagnosis, the
+    /// visit measured data, so a bad stack never costs the visit.
+    public var stacksDropped: [RejectedEvent] = []
 }
 
 /// A batch as read from the wire: the envelope strictly, each event on its own so that
@@ -158,6 +162,7 @@ struct IngestValidator {
         var raw: [String] = []
         var rejected: [RejectedEvent] = []
         var fatalHangs: [(event: FatalHangEvent, startedAt: Double)] = []
+        var stacksDropped: [RejectedEvent] = []
         for (index, lossy) in batch.events.enumerated() {
             switch lossy.result {
             case let .failure(error):
@@ -166,10 +171,12 @@ struct IngestValidator {
             case var .success(.fatalHang(event)):
                 Self.normalize(&event)
                 let startedAt = ISO8601.parse(event.startedAt)
+                let dropped = Self.dropInvalidStack(&event)
                 if let (field, message) = check(event, startedAt: startedAt) {
                     rejected.append(RejectedEvent(index: index, field: "events[\(index)].\(field)", message: message))
                 } else if let startedAt {
                     fatalHangs.append((event, startedAt))
+                    stacksDropped += dropped.map { RejectedEvent(index: index, field: "events[\(index)].\($0.0)", message: $0.1) }
                 }
             case var .success(.visit(event)):
                 if let (field, message) = Self.normalize(&event) {
@@ -177,6 +184,7 @@ struct IngestValidator {
                     continue
                 }
                 let startedAt = ISO8601.parse(event.startedAt)
+                let dropped = dropInvalidStacks(&event)
                 if let (field, message) = check(event, startedAt: startedAt) {
                     rejected.append(RejectedEvent(index: index, field: "events[\(index)].\(field)", message: message))
                 } else if let startedAt {
@@ -188,6 +196,7 @@ struct IngestValidator {
                     }
                     accepted.append((event, startedAt))
                     raw.append(stored)
+                    stacksDropped += dropped.map { RejectedEvent(index: index, field: "events[\(index)].\($0.0)", message: $0.1) }
                 }
             }
         }
@@ -196,6 +205,7 @@ struct IngestValidator {
         ingest.installationId = batch.device.installationId
         ingest.maxRefreshRate = batch.device.maxRefreshRate
         ingest.fatalHangs = fatalHangs
+        ingest.stacksDropped = stacksDropped
         return (ingest, rejected)
     }
 
@@ -265,7 +275,7 @@ struct IngestValidator {
             if motion.frames > event.report.frames { return ("motion.frames", "motion.frames exceeds report.frames") }
             if motion.droppedFrames > event.report.droppedFrames { return ("motion.droppedFrames", "motion.droppedFrames exceeds report.droppedFrames") }
         }
-        if let problem = checkHangs(event.hangs, startedAt: startedAt) { return problem }
+        if let problem = checkHangs(event.hangs, startedAt: startedAt, visitDuration: event.duration) { return problem }
         if let resources = event.resources, let problem = Self.check(resources, duration: event.duration) { return problem }
         if let hitches = event.mainThreadHitches {
             let lateFrames = event.report.frames.addingReportingOverflow(event.report.firstFrames)
@@ -282,9 +292,10 @@ struct IngestValidator {
     /// The first problem with a visit's hangs: at most ``IngestLimits/maximumHangsPerVisit``;
     /// each with offset ≥ 0 and duration > 0 seconds, ending no later than the batch's
     /// arrival (plus the clock skew allowed for `startedAt`); in order and not overlapping,
-    /// since one main thread hangs once at a time (1 ms of rounding allowed). The visit's
+    /// since one main thread hangs once at a time (1 ms of rounding allowed); none longer than
+    /// the visit's measured duration (the watchdog and the visit pause together). The visit's
     /// wall-clock span (its `duration` leaves pauses out) is known only to end by then.
-    func checkHangs(_ hangs: [HangRecord], startedAt: Double) -> (String, String)? {
+    func checkHangs(_ hangs: [HangRecord], startedAt: Double, visitDuration: Double) -> (String, String)? {
         if hangs.count > limits.maximumHangsPerVisit { return ("hangs", "a visit holds at most \(limits.maximumHangsPerVisit) hangs") }
         let latestEnd = now + limits.maximumFutureSkew - startedAt
         var previousEnd = 0.0
@@ -295,19 +306,43 @@ struct IngestValidator {
             guard hang.offset + hang.duration <= latestEnd else {
                 return ("hangs[\(position)]", "the hang ends after the batch arrived")
             }
+            guard hang.duration <= visitDuration + 1 else {
+                return ("hangs[\(position)].duration", "a hang lasts at most its visit's duration (plus 1 s of rounding)")
+            }
             guard hang.offset >= previousEnd - 0.001 else {
                 return ("hangs[\(position)]", "hangs must be in order and may not overlap")
             }
             previousEnd = hang.offset + hang.duration
-            if let stack = hang.stack, let (field, message) = Self.check(stack, hangDuration: hang.duration) {
-                return ("hangs[\(position)].stack\(field)", message)
-            }
-        }
-        let stacked = hangs.count { $0.stack != nil }
-        if stacked > limits.maximumStackedHangsPerVisit {
-            return ("hangs", "a visit holds at most \(limits.maximumStackedHangsPerVisit) hangs with a stack, got \(stacked)")
         }
         return nil
+    }
+
+    /// Removes from `event` every hang stack that breaks a limit (``check(_:hangDuration:)``),
+    /// then the stacks beyond ``IngestLimits/maximumStackedHangsPerVisit`` (those of the
+    /// shortest hangs, as the SDK chooses): the visit is kept, measured data; a stack is only a
+    /// diagnosis. Returns each removal as (field, message).
+    func dropInvalidStacks(_ event: inout ScreenVisitEvent) -> [(String, String)] {
+        var dropped: [(String, String)] = []
+        for index in event.hangs.indices {
+            guard let stack = event.hangs[index].stack else { continue }
+            let duration = event.hangs[index].duration
+            let problem = duration.isFinite && duration > 0
+                ? Self.check(stack, hangDuration: duration)
+                : ("", "a stack needs a hang of a positive duration")
+            if let (field, message) = problem {
+                dropped.append(("hangs[\(index)].stack\(field)", message))
+                event.hangs[index].stack = nil
+            }
+        }
+        let stacked = event.hangs.indices.filter { event.hangs[$0].stack != nil }
+        if stacked.count > limits.maximumStackedHangsPerVisit {
+            let longestFirst = stacked.sorted { event.hangs[$0].duration > event.hangs[$1].duration }
+            for index in longestFirst.dropFirst(limits.maximumStackedHangsPerVisit).sorted() {
+                event.hangs[index].stack = nil
+                dropped.append(("hangs[\(index)].stack", "a visit holds at most \(limits.maximumStackedHangsPerVisit) hangs with a stack: this shorter hang's was left out"))
+            }
+        }
+        return dropped
     }
 
     /// The first problem with a visit's CPU and memory: finite, non-negative, min ≤ mean ≤

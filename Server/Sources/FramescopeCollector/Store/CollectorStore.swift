@@ -133,6 +133,8 @@ public struct IngestBatch: Sendable {
     public var maxRefreshRate: Int = 60
     /// The valid fatal hangs with their start times (Unix seconds).
     public var fatalHangs: [(event: FatalHangEvent, startedAt: Double)] = []
+    /// Hang stacks the validator left out of the events above (answered, never stored).
+    public var stacksDropped: [RejectedEvent] = []
 
     /// What the dimensions of a fatal hang in this batch are read from: its own screen,
     /// context, app and OS versions, the batch's device.
