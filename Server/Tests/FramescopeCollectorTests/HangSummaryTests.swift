@@ -49,6 +49,34 @@ struct HangSummaryTests {
         #expect(summary.signature == "73d406b3246a378bbefc16429a4d8133+0x2000")
     }
 
+    @Test("An app computing in one function: its instruction moves from sample to sample, the function still dominates, not its caller")
+    func computingLeaf() {
+        let images = [Fixtures.appImage, Fixtures.systemImage]
+        // render(…) at 0x5100…0x510c, called from play(…) (return address 0x4050), from the run loop.
+        let pcs: [UInt64] = [0x5100, 0x5104, 0x5108, 0x5104, 0x510c]
+        var frames = pcs.map { HangStack.Frame(image: 0, offset: $0) }
+        frames += [HangStack.Frame(image: 0, offset: 0x4050), HangStack.Frame(image: 1, offset: 0x10)]
+        let samples = pcs.indices.map { index in
+            HangStack.Sample(at: Double(index) / 10, frames: [index, pcs.count, pcs.count + 1])
+        }
+        let summary = HangSummary(HangStack(images: images, frames: frames, samples: samples))
+        // By address, play's return address would be the only app frame in more than half the samples.
+        #expect(summary.dominant?.offset == 0x5104, "the most frequent instruction of the function play calls")
+        #expect(summary.dominant?.lookupOffset == 0x5104)
+        #expect(summary.dominant?.share == 0.4)
+        #expect(summary.stack.first?.offset == 0x5104, "the representative sample holds the dominant frame")
+        #expect(HangGroup.dominant(of: summary.signature, in: summary.stack) == summary.dominant)
+
+        // A helper that render calls in one sample of five: render's place still holds four.
+        var helper = frames
+        helper.append(HangStack.Frame(image: 0, offset: 0x5120))  // render's call site of the helper (return address)
+        helper.append(HangStack.Frame(image: 0, offset: 0x7000))  // the helper's instruction
+        var withHelper = samples
+        withHelper[2] = HangStack.Sample(at: 0.2, frames: [helper.count - 1, helper.count - 2, pcs.count, pcs.count + 1])
+        let mostlyRender = HangSummary(HangStack(images: images, frames: helper, samples: withHelper))
+        #expect(mostlyRender.dominant?.offset == 0x5104)
+    }
+
     @Test("Only the system's code: no app frame; no samples: no stack")
     func withoutAppFrames() {
         var stack = Fixtures.stack(site: 0x215c)

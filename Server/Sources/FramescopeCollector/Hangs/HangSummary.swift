@@ -30,13 +30,16 @@ public struct HangFrame: Sendable, Hashable, Codable {
 /// What the collector keeps of one hang's samples: where it happened (its signature, from
 /// the dominant app frame) and one stack to show for it.
 ///
-/// The **dominant app frame** is the deepest frame of the app's own images that more
+/// The **dominant app frame** is the deepest place in the app's own images that more
 /// than half the samples hold: the slow code itself, below the callers every sample also
 /// holds (`main`, the view controller's entry), and never a frame one sample happened to
-/// catch. When no app frame is in more than half the samples (they disagree), it is the
+/// catch. When no place is in more than half the samples (they disagree), it is the
 /// deepest of those in the most samples. Depth is counted from the stack's root, so it
-/// does not change with how deep each sample's leaf was; ties go to the frame in more
-/// samples, then to the lower offset, then to the earlier image.
+/// does not change with how deep each sample's leaf was; ties go to the place in more
+/// samples, then to the lower offset, then to the earlier image. A place is a frame, or,
+/// for an instruction the app was interrupted at, the function called at its caller's call
+/// site (see ``init(_:)``): an app computing in one function moves its instruction from
+/// sample to sample, never its call site.
 ///
 /// Hangs with the same signature are one group. Without symbols the signature is the
 /// frame itself, `<image id>+0x<offset>`, the same on every device of a build whatever
@@ -72,35 +75,75 @@ public struct HangSummary: Sendable, Hashable {
     }
 
     /// The summary of `stack`, a stack that passed ingest's checks (indices in range).
+    ///
+    /// The majority is counted per *place*, not per address: a sample's interrupted
+    /// instruction in the app's code counts as "the function its caller's call site called"
+    /// (the next frame's return address), since the instruction moves from sample to sample
+    /// while the app computes and the call site does not. Every other frame counts as
+    /// itself. When such a place dominates, the dominant frame is its most frequent
+    /// instruction (the lowest on a tie): any of them names the same function once the
+    /// build's symbols are there.
     /// - Complexity: O(samples × depth).
     public init(_ stack: HangStack) {
         let frameCount = stack.frames.count
+        func isApp(_ frame: Int) -> Bool {
+            let image = stack.frames[frame].image
+            return stack.images.indices.contains(image) && stack.images[image].app
+        }
+        /// Where a sample is: a frame, or (for app code interrupted) the callee of a call site.
+        enum Place: Hashable {
+            case frame(Int)
+            case calledFrom(Int)
+        }
         var sampleCount = [Int](repeating: 0, count: frameCount)
-        var depth = [Int](repeating: -1, count: frameCount)
         var onlyFirst = [Bool](repeating: true, count: frameCount)
         var lastCounted = [Int](repeating: -1, count: frameCount)
+        var placeSamples: [Place: Int] = [:]
+        var placeDepth: [Place: Int] = [:]
+        var placeLastCounted: [Place: Int] = [:]
+        var leafFrames: [Int: [Int: Int]] = [:]  // caller frame → interrupted app frame → samples
         for (sampleIndex, sample) in stack.samples.enumerated() {
             for (position, frame) in sample.frames.enumerated() where stack.frames.indices.contains(frame) {
                 if lastCounted[frame] != sampleIndex {
                     lastCounted[frame] = sampleIndex
                     sampleCount[frame] += 1
                 }
-                depth[frame] = max(depth[frame], sample.frames.count - 1 - position)
                 if position > 0 { onlyFirst[frame] = false }
+                guard isApp(frame) else { continue }
+                var place = Place.frame(frame)
+                if position == 0, sample.frames.count > 1, stack.frames.indices.contains(sample.frames[1]) {
+                    place = .calledFrom(sample.frames[1])
+                    leafFrames[sample.frames[1], default: [:]][frame, default: 0] += 1
+                }
+                if placeLastCounted[place] != sampleIndex {
+                    placeLastCounted[place] = sampleIndex
+                    placeSamples[place, default: 0] += 1
+                }
+                placeDepth[place] = max(placeDepth[place] ?? -1, sample.frames.count - 1 - position)
             }
         }
-        func isApp(_ frame: Int) -> Bool {
-            let image = stack.frames[frame].image
-            return stack.images.indices.contains(image) && stack.images[image].app
+        /// The frame that stands for a place: itself, or the callee's most frequent instruction.
+        func representative(_ place: Place) -> Int {
+            switch place {
+            case let .frame(frame): return frame
+            case let .calledFrom(caller):
+                let frames = leafFrames[caller] ?? [:]
+                return frames.min { a, b in
+                    (-a.value, stack.frames[a.key].offset, stack.frames[a.key].image)
+                        < (-b.value, stack.frames[b.key].offset, stack.frames[b.key].image)
+                }?.key ?? caller
+            }
         }
-        let appFrames = (0..<frameCount).filter { sampleCount[$0] > 0 && isApp($0) }
-        let most = appFrames.map { sampleCount[$0] }.max() ?? 0
-        let majority = appFrames.filter { 2 * sampleCount[$0] > stack.samples.count }
-        let candidates = majority.isEmpty ? appFrames.filter { sampleCount[$0] == most } : majority
-        let best = candidates.min { a, b in
-            (-depth[a], -sampleCount[a], stack.frames[a].offset, stack.frames[a].image)
-                < (-depth[b], -sampleCount[b], stack.frames[b].offset, stack.frames[b].image)
-        }
+        let places = Array(placeSamples.keys)
+        let most = places.map { placeSamples[$0] ?? 0 }.max() ?? 0
+        let majority = places.filter { 2 * (placeSamples[$0] ?? 0) > stack.samples.count }
+        let candidates = majority.isEmpty ? places.filter { placeSamples[$0] == most } : majority
+        let best = candidates.map { ($0, representative($0)) }.min { a, b in
+            let (pa, fa) = a
+            let (pb, fb) = b
+            return (-(placeDepth[pa] ?? 0), -(placeSamples[pa] ?? 0), stack.frames[fa].offset, stack.frames[fa].image)
+                < (-(placeDepth[pb] ?? 0), -(placeSamples[pb] ?? 0), stack.frames[fb].offset, stack.frames[fb].image)
+        }?.1
         let total = max(1, stack.samples.count)
         func described(_ frame: Int) -> HangFrame? {
             let location = stack.frames[frame]
