@@ -177,7 +177,7 @@ struct SDKEndToEndTests {
         #expect(((fatal["duration"] as? Double) ?? 0) >= 0.3)
         // The 0.6 s stall on Search: sampled in renderHeavyFrame(until:), the Example's own function.
         let stall = try #require(groups.first { ($0["screens"] as? [String]) == ["Search"] }, "\(groups)")
-        #expect((stall["signature"] as? String)?.hasSuffix("`renderHeavyFrame(until:)") == true, "\(stall["signature"] ?? "")")
+        #expect((stall["signature"] as? String)?.hasSuffix("`renderHeavyFrame(until:)") == true, "\(stall)")
         #expect(stall["fatal"] as? Int == 0)
     }
 }

@@ -53,11 +53,12 @@ struct HangSummaryTests {
     func computingLeaf() {
         let images = [Fixtures.appImage, Fixtures.systemImage]
         // render(…) at 0x5100…0x510c, called from play(…) (return address 0x4050), from the run loop.
-        let pcs: [UInt64] = [0x5100, 0x5104, 0x5108, 0x5104, 0x510c]
-        var frames = pcs.map { HangStack.Frame(image: 0, offset: $0) }
+        let distinct: [UInt64] = [0x5100, 0x5104, 0x5108, 0x510c]
+        let pcs = [0, 1, 2, 1, 3]  // indices into `distinct`: 0x5104 twice
+        var frames = distinct.map { HangStack.Frame(image: 0, offset: $0) }
         frames += [HangStack.Frame(image: 0, offset: 0x4050), HangStack.Frame(image: 1, offset: 0x10)]
-        let samples = pcs.indices.map { index in
-            HangStack.Sample(at: Double(index) / 10, frames: [index, pcs.count, pcs.count + 1])
+        let samples = pcs.enumerated().map { index, pc in
+            HangStack.Sample(at: Double(index) / 10, frames: [pc, distinct.count, distinct.count + 1])
         }
         let summary = HangSummary(HangStack(images: images, frames: frames, samples: samples))
         // By address, play's return address would be the only app frame in more than half the samples.
@@ -72,7 +73,7 @@ struct HangSummaryTests {
         helper.append(HangStack.Frame(image: 0, offset: 0x5120))  // render's call site of the helper (return address)
         helper.append(HangStack.Frame(image: 0, offset: 0x7000))  // the helper's instruction
         var withHelper = samples
-        withHelper[2] = HangStack.Sample(at: 0.2, frames: [helper.count - 1, helper.count - 2, pcs.count, pcs.count + 1])
+        withHelper[2] = HangStack.Sample(at: 0.2, frames: [helper.count - 1, helper.count - 2, distinct.count, distinct.count + 1])
         let mostlyRender = HangSummary(HangStack(images: images, frames: helper, samples: withHelper))
         #expect(mostlyRender.dominant?.offset == 0x5104)
     }
