@@ -248,8 +248,9 @@ struct FramescopeExample: ParsableCommand {
 @inline(never)
 func renderHeavyFrame(until deadline: Double) {
     var value: UInt64 = 0x9E37_79B9_7F4A_7C15
+    // The clock is read about once a millisecond: a sample almost always finds the loop itself.
     while MonotonicClock.system.nowInSeconds() < deadline {
-        for _ in 0..<10_000 { value = value &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407 }
+        for _ in 0..<500_000 { value = value &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407 }
     }
     blackHole(value)
 }
