@@ -44,13 +44,14 @@ public struct Collector {
                 additionalRoutes: (Router<CollectorRequestContext>) -> Void = { _ in }) {
         self.store = store
         self.metrics = metrics
-        ingest = IngestService(store: store, limits: limits, metrics: metrics, clock: clock, pace: pace)
+        let queries = CollectorQueries(store: store)
+        ingest = IngestService(store: store, limits: limits, metrics: metrics, clock: clock, pace: pace,
+                               symbols: (queries.symbols, store))
         let router = Router(context: CollectorRequestContext.self)
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
         router.add(middleware: ErrorShapeMiddleware())
         OperationsRoutes(metrics: metrics, adminToken: adminToken, clock: clock).addRoutes(to: router)
         IngestRoutes(service: ingest).addRoutes(to: router, store: store, limiter: RateLimiter(requestsPerSecond: limits.requestsPerSecond, burst: limits.burst), clock: clock)
-        let queries = CollectorQueries(store: store)
         QueryRoutes(store: store, queries: queries, clock: clock).addRoutes(to: router)
         SettingsRoutes(store: store, clock: clock).addRoutes(to: router)
         AlertRoutes(store: store, clock: clock).addRoutes(to: router)

@@ -120,7 +120,7 @@ struct SDKEndToEndTests {
         #expect(secondLines.last?.contains("accepted by the collector \(stored.count)") == true, "\(secondLines.last ?? "")")
     }
 
-    @Test("A hang the Example dies in (kill -9) arrives at the next launch as a fatal hang of Checkout, grouped under freezeMainThread() once its symbols are uploaded; its stalls group under renderHeavyFrame(until:)")
+    @Test("A hang the Example dies in (kill -9) arrives at the next launch as a fatal hang of Checkout, grouped under freezeMainThread() with the symbols uploaded first; its stalls group under renderHeavyFrame(until:)")
     func fatalHangAcrossKill() async throws {
         let directory = try TemporaryDirectory()
         let (db, ingestKey, readKey) = try ServeEndToEndTests().freshApp(directory)
@@ -128,6 +128,10 @@ struct SDKEndToEndTests {
         let server = try ServerProcess(arguments: ["--db", db])
         defer { server.stop() }
         let collector = "http://127.0.0.1:\(server.port)"
+        // The build's symbols first, as an Xcode build phase uploads them: hangs are then
+        // grouped per function as they arrive.
+        let upload = try CLI.run(["symbols", "upload", "--app", "shop", "--db", db, builtProduct(named: "FramescopeExample").path])
+        #expect(upload.exitCode == 0, "\(upload.stderr)")
 
         // Visit 2 (Search) stalls its main thread 0.6 s; then the main thread freezes on Checkout.
         let first = try startExample(["--collector", collector, "--ingest-key", ingestKey, "--app", "shop",
@@ -156,9 +160,6 @@ struct SDKEndToEndTests {
         #expect(second.process.terminationStatus == 0, "\(secondLines)")
         #expect(!FileManager.default.fileExists(atPath: record.path))
         #expect(try await visitsPerScreen(server, readKey: readKey) == ["Feed": 1, "Search": 1, "Chat": 1])
-
-        let upload = try CLI.run(["symbols", "upload", "--app", "shop", "--db", db, builtProduct(named: "FramescopeExample").path])
-        #expect(upload.exitCode == 0, "\(upload.stderr)")
 
         let (status, data) = try await server.request("/v1/apps/shop/hangs?from=2020-01-01T00:00:00Z&to=2100-01-01T00:00:00Z",
                                                       key: readKey)

@@ -78,6 +78,35 @@ struct HangSummaryTests {
         #expect(mostlyRender.dominant?.offset == 0x5104)
     }
 
+    @Test("With the build's symbols, frames count per function: a loop that calls a helper is still the loop's function")
+    func perFunctionWithSymbols() throws {
+        let images = [Fixtures.appImage, Fixtures.systemImage]
+        // render(…) [0x5000, 0x5200) loops and calls now() [0x7000, 0x7100) at 0x5120;
+        // play(…) [0x4000, 0x4100) calls render at 0x4050.
+        let frames = [HangStack.Frame(image: 0, offset: 0x5104), HangStack.Frame(image: 0, offset: 0x7010),
+                      HangStack.Frame(image: 0, offset: 0x5125), HangStack.Frame(image: 0, offset: 0x4050),
+                      HangStack.Frame(image: 1, offset: 0x10)]
+        let samples = [
+            HangStack.Sample(at: 0.0, frames: [0, 3, 4]),     // in render's loop
+            HangStack.Sample(at: 0.1, frames: [1, 2, 3, 4]),  // in now(), called from render
+        ]
+        let stack = HangStack(images: images, frames: frames, samples: samples)
+        // Per address, only play's call site is in both samples: play names the hang.
+        #expect(HangSummary(stack).dominant?.offset == 0x4050)
+        func symbol(_ offset: UInt64, _ size: UInt64, _ name: String) -> SymbolUpload.Symbol {
+            SymbolUpload.Symbol(offset: offset, size: size, name: name)
+        }
+        let table = SymbolTableBlob([symbol(0x4000, 0x100, "play()"), symbol(0x5000, 0x200, "render()"), symbol(0x7000, 0x100, "now()")])
+        let summary = HangSummary(stack, symbols: [Fixtures.appImage.id: table])
+        // Per function, render() is in both samples (at 0x5104, and as now()'s caller at 0x5125) and
+        // deeper than play(); now() is in one. Its frames tie: the lower offset stands for it.
+        #expect(summary.dominant?.offset == 0x5104)
+        #expect(table.name(at: try #require(summary.dominant).lookupOffset) == "render()")
+        #expect(HangGroup.dominant(of: summary.signature, in: summary.stack) == summary.dominant)
+        // An image without symbols is counted per address as before.
+        #expect(HangSummary(stack, symbols: [Fixtures.systemImage.id: table]).dominant?.offset == 0x4050)
+    }
+
     @Test("Only the system's code: no app frame; no samples: no stack")
     func withoutAppFrames() {
         var stack = Fixtures.stack(site: 0x215c)

@@ -105,13 +105,14 @@ extension IngestPlan.Batch {
                 guard let stack = hang.stack else { continue }
                 rows.append(HangRow(key: "\(batch.batchId)/\(event.startedAt)/\(event.screen)/\(index)", startedAt: startedAt + hang.offset,
                                     dimensionValues: planned.dimensionValues, tags: event.context.tags, duration: hang.duration,
-                                    fatal: false, source: .sdk, summary: HangSummary(stack)))
+                                    fatal: false, source: .sdk, summary: HangSummary(stack, symbols: batch.symbolTables)))
             }
         }
         for planned in fatalHangs {
             let (fatal, startedAt) = batch.fatalHangs[planned.index]
             rows.append(HangRow(key: fatal.id, startedAt: startedAt, dimensionValues: planned.dimensionValues, tags: fatal.context.tags,
-                                duration: fatal.duration, fatal: true, source: .sdk, summary: fatal.stack.map(HangSummary.init) ?? .withoutStack))
+                                duration: fatal.duration, fatal: true, source: .sdk,
+                                summary: fatal.stack.map { HangSummary($0, symbols: batch.symbolTables) } ?? .withoutStack))
         }
         return rows
     }

@@ -83,8 +83,12 @@ public struct HangSummary: Sendable, Hashable {
     /// itself. When such a place dominates, the dominant frame is its most frequent
     /// instruction (the lowest on a tie): any of them names the same function once the
     /// build's symbols are there.
-    /// - Complexity: O(samples × depth).
-    public init(_ stack: HangStack) {
+    ///
+    /// Where `symbols` hold the table of an app image (by image id), its frames count per
+    /// function instead: every sample in a function, at whatever instruction or call site,
+    /// counts for that function, and the function's most frequent frame stands for it.
+    /// - Complexity: O(samples × depth × log symbols).
+    public init(_ stack: HangStack, symbols: [String: SymbolTableBlob] = [:]) {
         let frameCount = stack.frames.count
         func isApp(_ frame: Int) -> Bool {
             let image = stack.frames[frame].image
@@ -94,9 +98,25 @@ public struct HangSummary: Sendable, Hashable {
         enum Place: Hashable {
             case frame(Int)
             case calledFrom(Int)
+            case function(image: Int, name: String)
         }
+        // Whether a frame is only ever the interrupted instruction (looked up where it is), and
+        // each app frame's function where the image's symbols are known.
+        var function = [String?](repeating: nil, count: frameCount)
+        var isLeafOnly = [Bool](repeating: true, count: frameCount)
+        for sample in stack.samples {
+            for (position, frame) in sample.frames.enumerated() where position > 0 && stack.frames.indices.contains(frame) {
+                isLeafOnly[frame] = false
+            }
+        }
+        if !symbols.isEmpty {
+            for (index, frame) in stack.frames.enumerated() where isApp(index) {
+                guard let table = symbols[stack.images[frame.image].id] else { continue }
+                function[index] = table.name(at: frame.lookupOffset(isFirst: isLeafOnly[index]))
+            }
+        }
+        var functionFrames: [Place: [Int: Int]] = [:]  // function place → frame → samples
         var sampleCount = [Int](repeating: 0, count: frameCount)
-        var onlyFirst = [Bool](repeating: true, count: frameCount)
         var lastCounted = [Int](repeating: -1, count: frameCount)
         var placeSamples: [Place: Int] = [:]
         var placeDepth: [Place: Int] = [:]
@@ -108,10 +128,12 @@ public struct HangSummary: Sendable, Hashable {
                     lastCounted[frame] = sampleIndex
                     sampleCount[frame] += 1
                 }
-                if position > 0 { onlyFirst[frame] = false }
                 guard isApp(frame) else { continue }
                 var place = Place.frame(frame)
-                if position == 0, sample.frames.count > 1, stack.frames.indices.contains(sample.frames[1]) {
+                if let name = function[frame] {
+                    place = .function(image: stack.frames[frame].image, name: name)
+                    functionFrames[place, default: [:]][frame, default: 0] += 1
+                } else if position == 0, sample.frames.count > 1, stack.frames.indices.contains(sample.frames[1]) {
                     place = .calledFrom(sample.frames[1])
                     leafFrames[sample.frames[1], default: [:]][frame, default: 0] += 1
                 }
@@ -126,12 +148,15 @@ public struct HangSummary: Sendable, Hashable {
         func representative(_ place: Place) -> Int {
             switch place {
             case let .frame(frame): return frame
-            case let .calledFrom(caller):
-                let frames = leafFrames[caller] ?? [:]
+            case .calledFrom, .function:
+                let frames: [Int: Int]
+                if case let .calledFrom(caller) = place { frames = leafFrames[caller] ?? [:] } else { frames = functionFrames[place] ?? [:] }
+                let fallback: Int
+                if case let .calledFrom(caller) = place { fallback = caller } else { fallback = frames.keys.first ?? 0 }
                 return frames.min { a, b in
                     (-a.value, stack.frames[a.key].offset, stack.frames[a.key].image)
                         < (-b.value, stack.frames[b.key].offset, stack.frames[b.key].image)
-                }?.key ?? caller
+                }?.key ?? fallback
             }
         }
         let places = Array(placeSamples.keys)
@@ -150,7 +175,7 @@ public struct HangSummary: Sendable, Hashable {
             guard stack.images.indices.contains(location.image) else { return nil }
             let image = stack.images[location.image]
             return HangFrame(image: image.name, imageId: image.id, offset: location.offset,
-                             lookupOffset: location.lookupOffset(isFirst: onlyFirst[frame]), app: image.app,
+                             lookupOffset: location.lookupOffset(isFirst: isLeafOnly[frame]), app: image.app,
                              share: Double(sampleCount[frame]) / Double(total))
         }
         // The representative sample: the most frequent frame list among the samples that

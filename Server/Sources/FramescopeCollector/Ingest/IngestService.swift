@@ -20,6 +20,9 @@ public struct IngestService: Sendable {
     let clock: @Sendable () -> Double
     /// How slowly a body may arrive (``withBody(of:_:)``).
     let pace: BodyPace
+    /// Where the symbol tables of the app's images are read, so that a hang's dominant frame
+    /// is chosen per function when the build's symbols are there; nil: per address only.
+    let symbols: (cache: SymbolCache, store: any SymbolStore)?
 
     /// An ingest service writing to `store`.
     /// - Parameters:
@@ -27,8 +30,12 @@ public struct IngestService: Sendable {
     ///   - metrics: Where accepted, rejected and folded events are counted.
     ///   - clock: The current time, Unix seconds (validation's "now").
     ///   - pace: How slowly a request body may arrive before it is refused with 408.
+    ///   - symbols: The symbol cache and the store it reads, for choosing hangs' dominant
+    ///     frames per function (``HangSummary``); nil chooses per address.
     public init(store: any EventStore & MetricKitStore, limits: IngestLimits = IngestLimits(), metrics: CollectorMetrics = CollectorMetrics(),
-                clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }, pace: BodyPace = BodyPace()) {
+                clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }, pace: BodyPace = BodyPace(),
+                symbols: (cache: SymbolCache, store: any SymbolStore)? = nil) {
+        self.symbols = symbols
         self.limits = limits
         self.store = store
         self.groupCommit = GroupCommit(store: store, maximumWaitingBytes: limits.maximumWaitingBytes)
@@ -62,7 +69,12 @@ public struct IngestService: Sendable {
     ///   rejected event with the field that made it invalid.
     public func ingest(body: ByteBuffer, app: String, logger: Logger) async throws -> IngestResponse {
         let batch = try decodeBatch(body)
-        let (ingest, rejected) = try IngestValidator(limits: limits, now: clock()).validate(batch, app: app)
+        var (ingest, rejected) = try IngestValidator(limits: limits, now: clock()).validate(batch, app: app)
+        if let symbols {
+            let ids = ingest.stackedAppImageIDs
+            // Symbols help choose the dominant frame; failing to read them never fails ingest.
+            if !ids.isEmpty { ingest.symbolTables = (try? await symbols.cache.tables(app: app, ids: ids, store: symbols.store)) ?? [:] }
+        }
         var result = IngestResult(stored: 0, duplicate: false)
         if !ingest.events.isEmpty || !ingest.fatalHangs.isEmpty { result = try await groupCommit.ingest(ingest) }
         metrics.recordIngest(app: app, accepted: result.stored, rejected: rejected.count, folded: result.folded)

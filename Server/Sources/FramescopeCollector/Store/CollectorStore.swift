@@ -135,6 +135,19 @@ public struct IngestBatch: Sendable {
     public var fatalHangs: [(event: FatalHangEvent, startedAt: Double)] = []
     /// Hang stacks the validator left out of the events above (answered, never stored).
     public var stacksDropped: [RejectedEvent] = []
+    /// The symbol tables of the app images the stacks name, by image id, where uploaded:
+    /// hang signatures are then chosen per function (``HangSummary``).
+    public var symbolTables: [String: SymbolTableBlob] = [:]
+
+    /// The ids of the app's images that the batch's hang stacks name.
+    public var stackedAppImageIDs: Set<String> {
+        var ids: Set<String> = []
+        for (event, _) in events {
+            for hang in event.hangs { for image in hang.stack?.images ?? [] where image.app { ids.insert(image.id) } }
+        }
+        for (fatal, _) in fatalHangs { for image in fatal.stack?.images ?? [] where image.app { ids.insert(image.id) } }
+        return ids
+    }
 
     /// What the dimensions of a fatal hang in this batch are read from: its own screen,
     /// context, app and OS versions, the batch's device.
