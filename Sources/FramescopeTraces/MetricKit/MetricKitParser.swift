@@ -20,6 +20,9 @@ public struct MetricKitParser: Sendable {
 
     /// Most hang diagnostics kept per payload; more are counted in an issue.
     public static let maximumHangDiagnostics = 100_000
+    /// Most hang diagnostics of one payload whose call-stack trees are read; the others'
+    /// durations are read alone.
+    public static let maximumHangCallStacks = 32
     /// Most histogram buckets kept per payload.
     public static let maximumBuckets = 1_000
     /// Most kinds of other diagnostics counted per payload.
@@ -220,7 +223,12 @@ public struct MetricKitParser: Sendable {
             guard try lexer.peekByte(&source) == UInt8(ascii: "{") else { try lexer.skipValue(&source); continue }
             count += 1
             var duration: (String, Int)?
+            var callStack: [MetricKitCallStackFrame]?
             try forEachMember(&lexer, &source) { (key, lexer, source) throws(TraceError) in
+                if key == "callStackTree", isHang, payload.hangCallStacks.count < Self.maximumHangCallStacks {
+                    callStack = try readCallStackTree(&lexer, &source, path: elementPath + ".callStackTree", into: &payload)
+                    return
+                }
                 guard key == "diagnosticMetaData" else { return try lexer.skipValue(&source) }
                 try readMetaData(&lexer, &source, path: elementPath + ".diagnosticMetaData", into: &payload,
                                  hang: isHang ? { duration = ($0, $1) } : nil)
@@ -244,6 +252,9 @@ public struct MetricKitParser: Sendable {
                 continue
             }
             payload.hangDurations.append(seconds)
+            if let callStack, payload.hangCallStacks.count < Self.maximumHangCallStacks {
+                payload.hangCallStacks.append(MetricKitHangCallStack(diagnostic: payload.hangDurations.count - 1, roots: callStack))
+            }
         } while try lexer.separator(closing: UInt8(ascii: "]"), &source)
         if !isHang, count > 0 {
             if let existing = payload.otherDiagnostics.firstIndex(where: { $0.kind == kind }) {
@@ -254,14 +265,14 @@ public struct MetricKitParser: Sendable {
         }
     }
 
-    private func issue(_ payload: inout MetricKitPayload, _ field: String, _ line: Int, _ message: String) {
+    func issue(_ payload: inout MetricKitPayload, _ field: String, _ line: Int, _ message: String) {
         guard payload.issues.count < Self.maximumIssues else { return }
         payload.issues.append(MetricKitIssue(field: field.printable(), line: line, message: message))
     }
 
     /// A string value, or `nil` for `null` or a value of another type (skipped, and an
     /// issue naming `field`).
-    private func optionalString<Source: ByteSource>(
+    func optionalString<Source: ByteSource>(
         _ lexer: inout JSONStreamLexer<TraceError>, _ source: inout Source, _ payload: inout MetricKitPayload, _ field: String
     ) throws(TraceError) -> String? {
         try lexer.skipWhitespace(&source)
@@ -278,7 +289,7 @@ public struct MetricKitParser: Sendable {
 
     /// Calls `body` with each key of the object that comes next, positioned at its value,
     /// which `body` must consume; a value that is not an object is skipped.
-    private func forEachMember<Source: ByteSource>(
+    func forEachMember<Source: ByteSource>(
         _ lexer: inout JSONStreamLexer<TraceError>, _ source: inout Source,
         _ body: (String, inout JSONStreamLexer<TraceError>, inout Source) throws(TraceError) -> Void
     ) throws(TraceError) {

@@ -1,7 +1,7 @@
 /// What Framescope reads of one MetricKit payload (`MXMetricPayload` or
 /// `MXDiagnosticPayload`, as their `jsonRepresentation()` writes them): the period, who
 /// sent it, Apple's scroll hitch ratio and hang-time histogram, and the durations of its
-/// hang diagnostics. Everything else (CPU, memory, launch, call-stack trees) is skipped;
+/// hang diagnostics with their call-stack trees. Everything else (CPU, memory, launch) is skipped;
 /// other diagnostics are only counted. Field by field: `docs/traces.md`.
 public struct MetricKitPayload: Sendable, Hashable {
     /// `timeStampBegin`, Unix seconds (a time without a zone is read as UTC).
@@ -26,6 +26,9 @@ public struct MetricKitPayload: Sendable, Hashable {
     public var hangTimeHistogram: [MetricKitBucket] = []
     /// `hangDiagnostics[].diagnosticMetaData.hangDuration`, in seconds, in order.
     public var hangDurations: [Double] = []
+    /// The call-stack trees of the first ``MetricKitParser/maximumHangCallStacks`` hang
+    /// diagnostics that have one (the thread-attributed stack: the thread that hung).
+    public var hangCallStacks: [MetricKitHangCallStack] = []
     /// How many diagnostics of each other kind the payload has ("crashDiagnostics": 2),
     /// in the payload's order.
     public var otherDiagnostics: [MetricKitDiagnosticCount] = []
@@ -99,4 +102,19 @@ public struct MetricKitIssue: Sendable, Hashable, CustomStringConvertible {
 
     /// `field: message`.
     public var description: String { "\(field): \(message)" }
+}
+
+/// The call stack of one hang diagnostic: the roots (innermost frames) of its
+/// thread-attributed call-stack tree.
+public struct MetricKitHangCallStack: Sendable, Hashable {
+    /// Which of ``MetricKitPayload/hangDurations`` it belongs to.
+    public var diagnostic: Int
+    /// The tree's roots.
+    public var roots: [MetricKitCallStackFrame]
+
+    /// The stack of hang diagnostic `diagnostic`.
+    public init(diagnostic: Int, roots: [MetricKitCallStackFrame]) {
+        self.diagnostic = diagnostic
+        self.roots = roots
+    }
 }
