@@ -76,6 +76,34 @@ struct MetricKitRouteTests {
         }
     }
 
+    @Test("A hang diagnostic's call stack is a MetricKit hang group beside the SDK's: by its frame, once however often it is sent")
+    func hangGroups() async throws {
+        try await CollectorRouteTests().withCollector { client, shop, _ in
+            let hang = try Self.corpusPayload("meter_xcode-simulated_ios14_diagnostic-payload.json")
+            #expect(try await post(client, shop.ingestKey, hang).status == .accepted)
+            #expect(try await post(client, shop.ingestKey, hang).status == .accepted)  // again: a duplicate
+            func groups(_ query: String = "") async throws -> HangsResponse {
+                let response = try await client.execute(uri: "/v1/apps/shop/hangs?from=2026-11-01T00:00:00Z\(query)", method: .get,
+                                                        headers: [.authorization: "Bearer \(shop.readKey)"])
+                #expect(response.status == .ok, "\(String(buffer: response.body))")
+                return try decode(HangsResponse.self, response)
+            }
+            let answer = try await groups()
+            #expect(answer.groups.isEmpty)
+            let group = try #require(answer.metricKitGroups.first)
+            #expect(answer.metricKitGroups.count == 1)
+            #expect(group.signature == "cdb53ddb23374933b62f4356e6174af0+0x7b")
+            #expect(group.hangs == 1 && group.fatal == 0 && group.duration == 20)
+            #expect(group.screens.isEmpty && group.appVersions == ["1.0"])
+            #expect(group.stack.map(\.image) == ["testBinaryName"] && group.stack.first?.share == 1)
+            #expect(answer.imagesWithoutSymbols.map(\.name) == ["testBinaryName"])
+            // The dimension filters MetricKit has apply; a screen filter finds none of its hangs.
+            #expect(try await groups("&osVersion=14.0.1").metricKitGroups.count == 1)
+            #expect(try await groups("&appVersion=2.0").metricKitGroups.isEmpty)
+            #expect(try await groups("&screen=Feed").metricKitGroups.isEmpty)
+        }
+    }
+
     @Test("Metric payloads in a list, gzip: Apple's ratio is the mean per version; filters and the range apply")
     func metricPayloads() async throws {
         try await CollectorRouteTests().withCollector { client, shop, other in

@@ -76,6 +76,9 @@ extension ClickHouseStore {
             }
         }
         try await gate.record(into: self)
+        // The hang rows first: a retry after a failure below inserts them again, and the
+        // table keeps one per key.
+        try await insertHangs(new.flatMap(\.hangRows), app: app)
         try await putControl("metrickit", new.map { (app: app, id: $0.digest, value: Optional(StoredMetricKit($0))) })
         return new.count
     }

@@ -118,7 +118,9 @@ public struct HangsResponse: ResponseEncodable, Codable, Sendable {
     }
 
     static func group(_ group: HangGroup, _ tables: [String: SymbolTableBlob]) -> Group {
-        Group(signature: group.signature, hangs: group.hangs, fatal: group.fatal, duration: group.duration, screens: group.screens,
+        // MetricKit's hangs name no screen: their empty screen is no screen to list.
+        Group(signature: group.signature, hangs: group.hangs, fatal: group.fatal, duration: group.duration,
+              screens: group.screens.filter { !$0.isEmpty },
               appVersions: group.appVersions, firstSeen: ISO8601.format(unixSeconds: group.firstSeen),
               lastSeen: ISO8601.format(unixSeconds: group.lastSeen), dominant: group.dominant.map { Self.frame($0, tables) },
               stack: group.stack.map { Self.frame($0, tables) })

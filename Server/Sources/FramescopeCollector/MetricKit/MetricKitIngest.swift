@@ -29,6 +29,8 @@ extension IngestService {
         let now = clock()
         let digest = AccessKeys.hex(Array(SHA256.hash(data: body)))
         var records: [MetricKitRecord] = []
+        var callStacks: [[MetricKitHangCallStack]] = []  // per record
+        var durations: [[Double]] = []
         var response = MetricKitResponse(accepted: 0, duplicates: 0, withoutFigures: 0, rejected: [], skipped: [])
         var source = MemoryByteSource(body)
         var index = 0
@@ -41,6 +43,8 @@ extension IngestService {
                 switch decide(payload, digest: "\(digest):\(index)", now: now) {
                 case let .store(record):
                     records.append(record)
+                    callStacks.append(payload.hangCallStacks)
+                    durations.append(payload.hangDurations)
                     for issue in payload.issues.prefix(20) {
                         // The index says which payload; the path starts inside it.
                         let field = issue.field.hasPrefix("[\(index)].") ? String(issue.field.dropFirst("[\(index)].".count)) : issue.field
@@ -57,6 +61,7 @@ extension IngestService {
             throw CollectorError(.badRequest, code, field: "body",
                                  message: error.line.map { "line \($0): \(error.message)" } ?? error.message)
         }
+        try await summariseHangs(&records, callStacks: callStacks, durations: durations, app: app)
         let stored = records.isEmpty ? 0 : try await store.storeMetricKit(app: app, records: records)
         response.accepted = stored
         response.duplicates = records.count - stored
@@ -65,6 +70,36 @@ extension IngestService {
             "app": .string(app), "stored": .stringConvertible(stored), "rejected": .stringConvertible(response.rejected.count),
         ])
         return response
+    }
+
+    /// Puts each record's hang call stacks into it as ``MetricKitHang``s: images are the app's
+    /// when their symbols were uploaded or their names are not the system's
+    /// (``MetricKitRecord/isAppImage(name:id:uploaded:)``), and the dominant frame is chosen
+    /// per function where symbols are there, as for the SDK's hangs. Reading symbols that
+    /// fails leaves them out; it never fails the request.
+    func summariseHangs(_ records: inout [MetricKitRecord], callStacks: [[MetricKitHangCallStack]], durations: [[Double]],
+                        app: String) async throws {
+        guard callStacks.contains(where: { !$0.isEmpty }) else { return }
+        var ids: Set<String> = []
+        for stacks in callStacks {
+            for stack in stacks {
+                for path in MetricKitCallStackFrame.paths(stack.roots, maximumPaths: HangStack.maximumSamples) {
+                    for frame in path.frames { ids.insert(String(frame.binaryUUID.lowercased().filter { $0 != "-" })) }
+                }
+            }
+        }
+        var tables: [String: SymbolTableBlob] = [:]
+        if let symbols { tables = (try? await symbols.cache.tables(app: app, ids: ids, store: symbols.store)) ?? [:] }
+        let uploaded = Set(tables.keys)
+        for index in records.indices {
+            for stack in callStacks[index] where durations[index].indices.contains(stack.diagnostic) {
+                guard let hang = MetricKitCallStackFrame.hangStack(stack.roots, isApp: { name, id in
+                    MetricKitRecord.isAppImage(name: name, id: id, uploaded: uploaded)
+                }) else { continue }
+                records[index].hangs.append(MetricKitHang(diagnostic: stack.diagnostic, duration: durations[index][stack.diagnostic],
+                                                          summary: HangSummary(hang, symbols: tables)))
+            }
+        }
     }
 
     /// The version number in Apple's `osVersion` ("14.0.1" of "iPhone OS 14.0.1 (18A393)"),

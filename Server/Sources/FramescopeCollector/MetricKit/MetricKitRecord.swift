@@ -30,12 +30,57 @@ public struct MetricKitRecord: Sendable, Hashable, Codable {
     public var longestHang: Double
     /// Hangs counted by the hang-time histogram, all buckets together.
     public var histogramHangs: Int
+    /// The hang diagnostics that came with a call stack, summarised (stored as hang rows of
+    /// source `metrickit` beside the record; not part of its coded form).
+    public var hangs: [MetricKitHang] = []
+
+    private enum CodingKeys: String, CodingKey {
+        case digest, receivedAt, begin, end, appVersion, osVersion, deviceModel, scrollHitchTimeRatio, hangDiagnostics,
+             hangTime, longestHang, histogramHangs
+    }
 
     /// The record's texts that are dimensions, each with its ``QueryDimension``: what the
     /// stores pass through the cardinality gate, as they pass an event's (an empty text
     /// names nothing and is not counted).
     public static var gatedDimensions: [(QueryDimension, WritableKeyPath<MetricKitRecord, String>)] {
         [(.appVersion, \.appVersion), (.osVersion, \.osVersion), (.deviceModel, \.deviceModel)]
+    }
+
+    /// The record's hangs as the stores keep them (``HangRow``), under its dimension values
+    /// as admitted: no screen (MetricKit names none), its app version, OS version and device
+    /// model, low-power mode off and the other dimensions `unknown`; dated at the payload's
+    /// beginning (MetricKit dates no single hang); keyed `<digest>/<diagnostic index>`.
+    public var hangRows: [HangRow] {
+        let values = QueryDimension.all.map { dimension -> String in
+            switch dimension {
+            case .screen: ""
+            case .appVersion: appVersion
+            case .osVersion: osVersion
+            case .deviceModel: deviceModel
+            case .lowPower: "false"
+            default: QueryDimension.unknownValue
+            }
+        }
+        return hangs.map { hang in
+            HangRow(key: "\(digest)/\(hang.diagnostic)", startedAt: begin ?? end, dimensionValues: values, tags: [:],
+                    duration: hang.duration, fatal: false, source: .metrickit, summary: hang.summary)
+        }
+    }
+
+    /// Images MetricKit names that are the system's, not the app's (an image whose symbols
+    /// the app uploaded is the app's whatever its name); besides these, every `libsystem_…`
+    /// and `libswift…` library.
+    public static let systemImageNames: Set<String> = [
+        "UIKitCore", "UIKit", "CoreFoundation", "Foundation", "GraphicsServices", "dyld", "libdyld.dylib", "libdispatch.dylib",
+        "libobjc.A.dylib", "QuartzCore", "CoreGraphics", "SwiftUI", "SwiftUICore", "CFNetwork", "WebKit", "JavaScriptCore",
+        "AttributeGraph", "CoreText", "UIFoundation", "BackBoardServices", "FrontBoardServices", "RunningBoardServices",
+        "CoreData", "Security", "libc++.1.dylib", "libc++abi.dylib", "MetricKit", "AVFAudio", "CoreAnimation", "IOKit",
+    ]
+
+    /// Whether an image MetricKit names is the app's: its symbols were uploaded, or its
+    /// name is none of the system's.
+    public static func isAppImage(name: String, id: String, uploaded: Set<String>) -> Bool {
+        uploaded.contains(id) || !(systemImageNames.contains(name) || name.hasPrefix("libsystem_") || name.hasPrefix("libswift"))
     }
 
     /// Creates a record.
@@ -111,4 +156,21 @@ public struct MetricKitResponse: Sendable, Hashable, Codable {
     public var rejected: [RejectedEvent]
     /// Values left out of payloads that were stored, with the field at fault.
     public var skipped: [RejectedEvent]
+}
+
+/// One MetricKit hang diagnostic with a call stack, as the collector keeps it.
+public struct MetricKitHang: Sendable, Hashable {
+    /// Its position among the payload's hang diagnostics.
+    public var diagnostic: Int
+    /// `hangDuration`, in seconds.
+    public var duration: Double
+    /// Its signature and representative stack, from the thread-attributed call-stack tree.
+    public var summary: HangSummary
+
+    /// A hang diagnostic.
+    public init(diagnostic: Int, duration: Double, summary: HangSummary) {
+        self.diagnostic = diagnostic
+        self.duration = duration
+        self.summary = summary
+    }
 }

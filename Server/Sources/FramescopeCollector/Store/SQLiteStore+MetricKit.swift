@@ -34,7 +34,10 @@ extension SQLiteStore {
                     record.deviceModel, record.scrollHitchTimeRatio, record.hangDiagnostics, record.hangTime, record.longestHang,
                     record.histogramHangs,
                 ])
+                let isNew = db.changesCount > 0
                 stored += db.changesCount
+                // Its hang diagnostics' stacks, under the values the gate admitted.
+                if isNew { try Self.insertHangs(record.hangRows, app: app, db) }
             }
             return stored
         }
