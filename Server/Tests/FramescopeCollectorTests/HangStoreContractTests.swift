@@ -101,6 +101,32 @@ struct HangStoreContractTests {
         _ = keepAlive
     }
 
+    @Test("MetricKit hangs are stored with their payload, once per digest, under its admitted values, apart from the SDK's", arguments: Kind.allCases)
+    func metricKitHangs(_ kind: Kind) async throws {
+        let (store, keepAlive) = try await kind.make()
+        _ = try await store.createApp(name: "Shop", id: nil)
+        var record = MetricKitRecord(digest: "d1:0", receivedAt: Self.now, begin: Self.now - 7200, end: Self.now - 3600, appVersion: "3.1.0",
+                                     osVersion: "18.1", deviceModel: "iPhone14,5", scrollHitchTimeRatio: nil, hangDiagnostics: 2,
+                                     hangTime: 3.5, longestHang: 2, histogramHangs: 0)
+        record.hangs = [MetricKitHang(diagnostic: 0, duration: 2, summary: HangSummary(HangStackFixtures.stack(site: 0x215c))),
+                        MetricKitHang(diagnostic: 1, duration: 1.5, summary: HangSummary(HangStackFixtures.stack(site: 0x215c)))]
+        #expect(try await store.storeMetricKit(app: "shop", records: [record]) == 1)
+        #expect(try await store.storeMetricKit(app: "shop", records: [record]) == 0)
+        let all = EventQuery(screens: ScreenQuery(from: Self.now - 86_400, to: Self.now))
+        let groups = try await store.hangGroups(app: "shop", query: all, source: .metrickit, limit: 100)
+        #expect(groups.count == 1)
+        #expect(groups.first?.hangs == 2 && groups.first?.duration == 3.5 && groups.first?.fatal == 0)
+        #expect(groups.first?.appVersions == ["3.1.0"] && groups.first?.screens == [""])
+        #expect(groups.first?.signature == "73d406b3246a378bbefc16429a4d8133+0x215b")
+        #expect(try await store.hangGroups(app: "shop", query: all, source: .sdk, limit: 100).isEmpty)
+        var filtered = all
+        filtered.screens[.deviceModel] = "iPhone14,5"
+        #expect(try await store.hangGroups(app: "shop", query: filtered, source: .metrickit, limit: 100).count == 1)
+        filtered.screens[.deviceModel] = "iPhone15,2"
+        #expect(try await store.hangGroups(app: "shop", query: filtered, source: .metrickit, limit: 100).isEmpty)
+        _ = keepAlive
+    }
+
     @Test("Symbol tables are stored per app and image, the latest upload winning, and read back by id", arguments: Kind.allCases)
     func symbols(_ kind: Kind) async throws {
         let (store, keepAlive) = try await kind.make()
