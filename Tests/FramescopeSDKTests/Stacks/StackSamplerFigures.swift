@@ -65,6 +65,50 @@ struct StackSamplerFigures {
         print("FIGURE ImageTable.loaded() (\(ImageTable.loaded().images.count) images): \(Self.summary(tables.sorted()))")
     }
 
+    @Test("After each sample: the idle classifier (dladdr of the first frame); during a hang: rewriting its fatal-hang record")
+    func perSampleWork() throws {
+        let reader = try Threads.BlockedReader()
+        defer { reader.release() }
+        let table = ImageTable.loaded()
+        var slot = [UInt64](repeating: 0, count: 128)
+        let count = table.textRanges.withUnsafeBufferPointer { text in
+            slot.withUnsafeMutableBufferPointer { (try? reader.thread.sample(into: $0, text: text).get()) ?? 0 }
+        }
+        let sample = slot.prefix(count)
+        var idle: [Double] = []
+        for _ in 0..<1_000 {
+            let start = systemMonotonicNanoseconds()
+            _ = IdleClassifier.loader.isIdle(sample, images: table)
+            idle.append(Double(systemMonotonicNanoseconds() - start) / 1e3)
+        }
+        print("FIGURE idle classification of one sample (\(count) frames): \(Self.summary(idle.sorted()))")
+
+        // The record of a 20-sample hang rewritten, as the watchdog's progress handler does.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("framescope-figures-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let recorder = FatalHangRecorder(directory: folder, app: AppInfo(id: "shop", version: "1.0", build: "1"), osVersion: "6",
+                                         clock: .system, deviceState: { DeviceState() })
+        recorder.scene.withLock { $0.screen = "Feed" }
+        var buffer = StackSampleBuffer(capacity: 20, depth: 128)
+        for index in 0..<20 { buffer.write(at: UInt64(index) * 100_000_000) { out in
+            for (position, address) in sample.enumerated() { out[position] = address }
+            return count
+        } }
+        let stack = buffer.hangStack(images: table, hangStart: 0).stack
+        let start = MonotonicClock.system.now()
+        recorder.handle(.began(Hang(start: start, duration: 0.25)))
+        var writes: [Double] = []
+        for index in 0..<200 {
+            let begin = systemMonotonicNanoseconds()
+            recorder.progressed(Hang(start: start, duration: 0.25 + Double(index) / 10, stack: stack))
+            writes.append(Double(systemMonotonicNanoseconds() - begin) / 1e3)
+        }
+        let bytes = (try? Data(contentsOf: recorder.url).count) ?? 0
+        recorder.handle(.ended(Hang(start: start, duration: 20), .recovered))
+        print("FIGURE fatal-hang record rewrite (\(bytes) B, 20 samples): \(Self.summary(writes.sorted()))")
+    }
+
     @Test("One sample of a thread blocked in read, frame by frame")
     func readStack() throws {
         let reader = try Threads.BlockedReader()
