@@ -1,6 +1,7 @@
 import Foundation
 import FramescopeCore
 import FramescopeSimulation
+import FramescopeTraces
 
 /// The demo app: id `demo`, filled with four weeks of simulated fleet data
 /// (``FleetSimulation/demo(appId:start:days:deviceCount:seed:)``), clearly labelled as
@@ -81,30 +82,38 @@ public enum DemoData {
 
 /// Simulated MetricKit payloads for the demo: one per device and day, as iOS delivers
 /// them, whose scroll hitch time ratio is the hitch ratio of that device's scrolling that
-/// day (the SDK's `motion` reports) and whose hang diagnostics are its hangs. Real Apple
+/// day (the SDK's `motion` reports) and whose hang diagnostics are its hangs, with their
+/// stacks as call-stack trees would give them (the first 32 of a day). Real Apple
 /// figures differ from the SDK's (docs/collector.md); these only fill the comparison.
 struct DemoMetricKit {
     private struct DeviceDay: Hashable { var installation: String; var day: Int; var appVersion: String; var os: String; var model: String }
-    private var days: [DeviceDay: (motion: [FrameReport], hangs: [Double])] = [:]
+    private var days: [DeviceDay: (motion: [FrameReport], hangs: [Double], stacks: [(Int, Double, HangStack)])] = [:]
 
     mutating func add(_ event: ScreenVisitEvent, start: Double, device: DeviceInfo, appVersion: String) {
         let key = DeviceDay(installation: device.installationId ?? device.model, day: Int(start / 86_400), appVersion: appVersion,
                             os: device.osVersion, model: device.model)
-        var entry = days[key] ?? ([], [])
+        var entry = days[key] ?? ([], [], [])
         if let motion = event.motion { entry.motion.append(motion) }
-        entry.hangs += event.hangs.map(\.duration)
+        for hang in event.hangs {
+            if let stack = hang.stack, entry.stacks.count < MetricKitParser.maximumHangCallStacks {
+                entry.stacks.append((entry.hangs.count, hang.duration, stack))
+            }
+            entry.hangs.append(hang.duration)
+        }
         days[key] = entry
     }
 
     func records(receivedAt: Double) -> [MetricKitRecord] {
         days.sorted { ($0.key.day, $0.key.installation) < ($1.key.day, $1.key.installation) }.map { key, entry in
             let begin = Double(key.day) * 86_400
-            return MetricKitRecord(
+            var record = MetricKitRecord(
                 digest: "demo-\(key.installation)-\(key.day)", receivedAt: receivedAt, begin: begin, end: begin + 86_340,
                 appVersion: key.appVersion, osVersion: key.os, deviceModel: key.model,
                 scrollHitchTimeRatio: entry.motion.isEmpty ? nil : FrameReport.merged(entry.motion).hitchRatio,
                 hangDiagnostics: entry.hangs.count, hangTime: entry.hangs.reduce(0, +), longestHang: entry.hangs.max() ?? 0,
                 histogramHangs: 0)
+            record.hangs = entry.stacks.map { MetricKitHang(diagnostic: $0.0, duration: $0.1, summary: HangSummary($0.2)) }
+            return record
         }
     }
 }
