@@ -211,6 +211,10 @@ struct DashboardHangsTests {
             #expect(checkout.fatal > 0)
             #expect(answer.imagesWithoutSymbols.isEmpty, "every release's symbols are stored")
             #expect(answer.groups.contains { $0.signature == HangSummary.noAppFrame }, "screens whose hangs stand in the system's code")
+            // The demo's MetricKit payloads carry the same hangs' stacks: grouped apart, without screens or fatal hangs.
+            let metricKitFeed = try #require(answer.metricKitGroups.first { $0.signature == "DemoApp`FeedViewController.decodeThumbnails(_:)" })
+            #expect(metricKitFeed.screens.isEmpty && metricKitFeed.fatal == 0)
+            #expect(answer.metricKitGroups.allSatisfy { $0.fatal == 0 && $0.screens.isEmpty })
 
             let (_, cookie) = try await signIn(client, key: demo.readKey)
             let page = try await client.execute(uri: "/dashboard/apps/demo/hangs?days=7", method: .get, headers: cookie)
@@ -221,6 +225,7 @@ struct DashboardHangsTests {
             #expect(html.contains("<span class=\"site\">PaymentSheet.validate(card:)</span>"))
             #expect(html.contains("<td><strong>\(groupThousands(checkout.fatal))</strong></td>"))
             #expect(html.contains("<code>0x84410</code>"), "a frame without symbols shows its offset")
+            #expect(html.contains("<h2>Apple's hang diagnostics (MetricKit)</h2>"))
             let filtered = try await client.execute(uri: "/dashboard/apps/demo/hangs?days=7&screen=Search", method: .get, headers: cookie)
             let searchPage = String(buffer: filtered.body)
             #expect(searchPage.contains("SearchIndex.rebuild()") && !searchPage.contains("decodeThumbnails"))
