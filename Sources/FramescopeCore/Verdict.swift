@@ -8,6 +8,10 @@ public enum Verdict: String, Sendable, Hashable, Codable, CaseIterable {
     /// Unchanged; or the interval includes no change, the change is under the minimum, the
     /// data is too thin, or the figure has no good direction (frames, duration).
     case noSignificantChange
+    /// `framescope compare` over runs: too few runs for an interval, or an interval that
+    /// includes no change but reaches past the minimum change (a change that matters cannot
+    /// be ruled out). The collector's comparisons call thin data `noSignificantChange`.
+    case inconclusive
 }
 
 extension Metric.Direction {

@@ -39,6 +39,7 @@ extension DashboardPages {
         case .regressed: "regressed"
         case .improved: "improved"
         case .noSignificantChange: "no significant change"
+        case .inconclusive: "inconclusive"
         }
     }
 
