@@ -1,40 +1,108 @@
 import ArgumentParser
 import FramescopeCore
 
-/// `framescope compare`: two recordings side by side.
+/// `framescope compare`: a candidate against a baseline, one recording a side or several
+/// runs a side with a statistical verdict.
 struct CompareCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "compare",
-        abstract: "Compare a candidate recording with a baseline, metric by metric.",
+        abstract: "Compare a candidate with a baseline: one recording a side, or several runs a side with a verdict.",
         discussion: """
-            Shows each metric's baseline and candidate value, the change, the relative change \
-            (change / baseline) and the verdict in the collector's words: regressed or improved by \
-            the change's sign and the metric's direction (two recordings give no confidence \
-            interval, so any change counts), noSignificantChange when unchanged or for a metric \
-            without a good direction (frames, duration).
+            Several runs a side (--baseline FILE… --candidate FILE…, shell globs welcome): per \
+            figure, each run's value, the shift's estimate (Hodges–Lehmann) with its confidence \
+            interval (Mann–Whitney, Bonferroni-corrected over the gating figures), the minimum \
+            change that matters, the noise floor of the baseline's runs and a verdict: regressed, \
+            improved, noSignificantChange or inconclusive (too few runs, or an interval that \
+            cannot rule out a change that matters). Exits 1 when a gating figure (--figures, \
+            default motionHitchRatio,dropEvents) regressed, or with --fail-on-inconclusive is \
+            inconclusive; 0 otherwise. docs/metrics.md says how to read it.
+
+            One recording a side (two files): each metric's baseline and candidate value, the \
+            change, the relative change and the verdict by the change's sign alone (no interval); \
+            exits 0.
             """
     )
 
-    @Argument(help: ArgumentHelp("The baseline trace or report.", valueName: "baseline"))
-    var baseline: String
+    @Argument(help: ArgumentHelp("The baseline and the candidate (one recording a side).", valueName: "file"))
+    var files: [String] = []
 
-    @Argument(help: ArgumentHelp("The candidate trace or report.", valueName: "candidate"))
-    var candidate: String
+    @Option(name: .customLong("baseline"), parsing: .upToNextOption,
+            help: ArgumentHelp("The baseline's runs: traces or reports.", valueName: "file"))
+    var baselineRuns: [String] = []
 
-    @Option(help: "Compare the whole recordings or only their motion (segments).")
+    @Option(name: .customLong("candidate"), parsing: .upToNextOption,
+            help: ArgumentHelp("The candidate's runs: traces or reports.", valueName: "file"))
+    var candidateRuns: [String] = []
+
+    @Option(help: "One recording a side: compare the whole recordings or only their motion (segments).")
     var scope: ComparisonScope = .recording
 
-    @Option(help: "Output format.")
-    var format: OutputFormat = .table
+    @Option(help: "Output format (junit and github: several runs a side).")
+    var format: CheckFormat = .table
+
+    @Option(help: ArgumentHelp("The gating figures, comma-separated: \(RunFigure.allCases.map(\.rawValue).joined(separator: ", ")).",
+                               valueName: "figures"))
+    var figures: String = RunFigure.defaultGating.map(\.rawValue).joined(separator: ",")
+
+    @Option(name: .customLong("min-change"),
+            help: ArgumentHelp("A figure's smallest change that matters: FIGURE=10%, FIGURE=2 (its unit) or FIGURE=10%,2; repeatable.",
+                               valueName: "figure=value"))
+    var minimumChanges: [String] = []
+
+    @Option(help: "The confidence over the gating figures together, 0.5–0.999.")
+    var confidence: Double = 0.95
+
+    @Flag(help: "Exit 1 also when a gating figure is inconclusive.")
+    var failOnInconclusive = false
 
     @OptionGroup var options: AnalysisOptions
 
+    /// Whether this is the runs form.
+    var comparesRuns: Bool { !baselineRuns.isEmpty || !candidateRuns.isEmpty }
+
     mutating func validate() throws {
-        try standardInputOnce([baseline, candidate])
+        if comparesRuns {
+            guard !baselineRuns.isEmpty, !candidateRuns.isEmpty else {
+                throw ValidationError("Give runs for both sides: --baseline FILE… --candidate FILE….")
+            }
+            guard files.isEmpty else {
+                throw ValidationError("Give either two files (one recording a side) or --baseline and --candidate, not both.")
+            }
+            guard confidence.isFinite, (0.5...0.999).contains(confidence) else { throw ValidationError("--confidence must be 0.5–0.999") }
+            _ = try CompareRuns.figures(figures)
+            for text in minimumChanges { _ = try CompareRuns.minimumChange(text) }
+            try standardInputOnce(baselineRuns + candidateRuns)
+            return
+        }
+        guard files.count == 2 else {
+            throw ValidationError("Give a baseline and a candidate file, or several runs a side with --baseline FILE… --candidate FILE….")
+        }
+        guard format == .table || format == .json else {
+            throw ValidationError("--format \(format.rawValue) needs several runs a side (--baseline FILE… --candidate FILE…)")
+        }
+        try standardInputOnce(files)
     }
 
     func run() throws {
         let loader = ReportLoader(options: options)
+        if comparesRuns {
+            let baseline = try baselineRuns.map { (path: $0, report: try loader.load($0)) }
+            let candidate = try candidateRuns.map { (path: $0, report: try loader.load($0)) }
+            let gating = try CompareRuns.figures(figures)
+            let minimums = Dictionary(try minimumChanges.map(CompareRuns.minimumChange), uniquingKeysWith: { $1 })
+            let comparison = RunsComparison(baseline: baseline.map(\.report), candidate: candidate.map(\.report), gating: gating,
+                                            confidence: confidence, minimumChanges: minimums)
+            let runs = CompareRuns(baseline: baseline, candidate: candidate, comparison: comparison, failOnInconclusive: failOnInconclusive)
+            switch format {
+            case .table: print(runs.table(), terminator: "")
+            case .json: print(try runs.json())
+            case .junit: print(runs.junit(), terminator: "")
+            case .github: print(runs.github(), terminator: "")
+            }
+            if runs.failed { throw ExitCode(CLIFailure.budgetFailed) }
+            return
+        }
+        let (baseline, candidate) = (files[0], files[1])
         let baselineReport = try loader.load(baseline)
         let candidateReport = try loader.load(candidate)
         let pick: (RecordingReport, String) throws -> FrameReport = { report, file in
@@ -49,7 +117,7 @@ struct CompareCommand: ParsableCommand {
         }
         let comparison = ReportComparison(baseline: try pick(baselineReport, baseline), candidate: try pick(candidateReport, candidate))
         switch format {
-        case .json:
+        case .json, .junit, .github:
             print(try encodeJSON(ComparisonOutput(baseline: displayName(baseline), candidate: displayName(candidate), scope: scope.rawValue, comparison: comparison)))
         case .table:
             var table = TextTable(header: ["metric", "baseline", "candidate", "change", "relativeChange", "verdict"])
