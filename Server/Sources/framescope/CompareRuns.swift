@@ -135,6 +135,7 @@ struct CompareRuns {
             text += ", change \(Self.format(shift.estimate, f, signed: true)) [\(Self.format(shift.lower, f, signed: true)), "
                 + "\(Self.format(shift.upper, f, signed: true))] at \(percent(shift.confidence))"
         }
+        if let minimum = row.minimumChange { text += ", minimum change \(Self.format(minimum, f))" }
         text += " (\(row.reason)); baseline " + row.baseline.map { Self.format($0, f) }.joined(separator: " ")
             + "; candidate " + row.candidate.map { Self.format($0, f) }.joined(separator: " ")
         return text

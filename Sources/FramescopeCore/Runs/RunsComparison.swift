@@ -84,17 +84,17 @@ public struct RunsComparison: Sendable, Hashable {
         if shift.excludesZero {
             if abs(shift.estimate) >= needed {
                 row.verdict = figure.direction.verdict(change: shift.estimate)
-                row.reason = "the interval excludes no change; the change is at least \(needed)"
+                row.reason = "the interval excludes no change and the change reaches the minimum"
             } else {
                 row.verdict = .noSignificantChange
-                row.reason = "real but under the minimum change \(needed)"
+                row.reason = "a real change, under the minimum that matters"
             }
         } else if max(abs(shift.lower), abs(shift.upper)) > needed {
             row.verdict = .inconclusive
-            row.reason = "the interval includes no change but reaches past the minimum change \(needed)"
+            row.reason = "the interval includes no change but reaches past the minimum: more runs would tell"
         } else {
             row.verdict = .noSignificantChange
-            row.reason = "within ± the minimum change \(needed)"
+            row.reason = "the interval lies within ± the minimum change"
         }
         return row
     }
