@@ -73,7 +73,7 @@ struct CompareRunsTests {
     func usage() throws {
         let directory = try TemporaryDirectory()
         let runs = try Self.runs(2, workload: "light", prefix: "r", seed: 1, in: directory)
-        for arguments in [["--baseline", runs[0]], ["--baseline", runs[0], "--candidate", runs[1], runs[0]],
+        for arguments in [["--baseline", runs[0]], [runs[0], runs[1], "--baseline", runs[0], "--candidate", runs[1]],
                           ["--baseline", runs[0], "--candidate", runs[1], "--figures", "fps"],
                           ["--baseline", runs[0], "--candidate", runs[1], "--min-change", "hangs=lots"],
                           ["--baseline", runs[0], "--candidate", runs[1], "--confidence", "2"],
