@@ -98,4 +98,46 @@ struct RecordChromeTests {
         #expect(noBrowser.exitCode == 74)
         #expect(noBrowser.stderr.contains("could not start /nonexistent/chromium"), "\(noBrowser.stderr)")
     }
+
+    @Test("Interleaved runs on a real renderer: heavy cells against plain, 5 runs a side, regress with exit 1; plain against plain does not")
+    func interleavedRuns() throws {
+        let directory = try TemporaryDirectory()
+        for cells in ["plain", "heavy"] {
+            let page = directory.url.appendingPathComponent("\(cells).html").path
+            #expect(try CLI.run(["dataset", "messages", "--html", "--cells", cells, "--output", page]).exitCode == 0)
+        }
+        let plain = directory.url.appendingPathComponent("plain.html").path
+        let heavy = directory.url.appendingPathComponent("heavy.html").path
+        let runs = directory.url.appendingPathComponent("runs").path
+        let recorded = try CLI.run(["record", "chrome", plain, heavy, "--runs", "5", "--script", "steady", "--output", runs])
+        #expect(recorded.exitCode == 0, "\(recorded.stderr)")
+        let command = recorded.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(command.hasPrefix("framescope compare --baseline ") && command.contains(" --candidate "), command)
+        let files = try FileManager.default.contentsOfDirectory(atPath: runs).sorted()
+        #expect(files == (1...5).map { "heavy-\($0).json" } + (1...5).map { "plain-\($0).json" }, "\(files)")
+        // The interleaving: plain 1, heavy 1, plain 2, … as stderr reports them.
+        let order = recorded.stderr.split(separator: "\n").compactMap { line -> String? in
+            line.hasPrefix("framescope: ") ? line.split(separator: " ")[1].description : nil
+        }
+        #expect(order == Array(repeating: ["plain", "heavy"], count: 5).flatMap { $0 }, "\(recorded.stderr)")
+
+        let arguments = Array(command.split(separator: " ").dropFirst().map(String.init))
+        let regressed = try CLI.run(arguments)
+        print(regressed.stdout)
+        #expect(regressed.exitCode == 1, "\(regressed.stdout)")
+        #expect(regressed.stdout.contains("verdict: REGRESSED"))
+        let json = try CLI.run(arguments + ["--format", "json"])
+        let figures = (try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])?["figures"] as? [[String: Any]] ?? []
+        #expect(figures.first { $0["figure"] as? String == "motionHitchRatio" }?["verdict"] as? String == "regressed", "\(json.stdout)")
+
+        // Plain against plain (the same page twice): no regression, exit 0.
+        let same = directory.url.appendingPathComponent("same").path
+        let again = try CLI.run(["record", "chrome", plain, plain, "--runs", "5", "--script", "steady", "--output", same])
+        #expect(again.exitCode == 0, "\(again.stderr)")
+        let sameArguments = Array(again.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ").dropFirst().map(String.init))
+        #expect(sameArguments.contains { $0.hasSuffix("baseline-plain-1.json") }, "\(again.stdout)")
+        let notRegressed = try CLI.run(sameArguments)
+        print(notRegressed.stdout)
+        #expect(notRegressed.exitCode == 0, "\(notRegressed.stdout)")
+    }
 }
