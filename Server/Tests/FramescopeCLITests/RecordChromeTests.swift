@@ -112,7 +112,7 @@ struct RecordChromeTests {
         let recorded = try CLI.run(["record", "chrome", plain, heavy, "--runs", "5", "--script", "steady", "--output", runs])
         #expect(recorded.exitCode == 0, "\(recorded.stderr)")
         let command = recorded.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(command.hasPrefix("framescope compare --baseline ") && command.contains(" --candidate "), command)
+        #expect(command.hasPrefix("framescope compare --baseline ") && command.contains(" --candidate "), "\(command)")
         let files = try FileManager.default.contentsOfDirectory(atPath: runs).sorted()
         #expect(files == (1...5).map { "heavy-\($0).json" } + (1...5).map { "plain-\($0).json" }, "\(files)")
         // The interleaving: plain 1, heavy 1, plain 2, … as stderr reports them.
