@@ -40,9 +40,9 @@ struct CompareCommand: ParsableCommand {
     @Option(help: "Output format (junit and github: several runs a side).")
     var format: CheckFormat = .table
 
-    @Option(help: ArgumentHelp("The gating figures, comma-separated: \(RunFigure.allCases.map(\.rawValue).joined(separator: ", ")).",
+    @Option(help: ArgumentHelp("The gating figures, comma-separated (default motionHitchRatio,dropEvents; hitchRatio,dropEvents when no run has motion): \(RunFigure.allCases.map(\.rawValue).joined(separator: ", ")).",
                                valueName: "figures"))
-    var figures: String = RunFigure.defaultGating.map(\.rawValue).joined(separator: ",")
+    var figures: String?
 
     @Option(name: .customLong("min-change"),
             help: ArgumentHelp("A figure's smallest change that matters: FIGURE=10%, FIGURE=2 (its unit) or FIGURE=10%,2; repeatable.",
@@ -69,7 +69,7 @@ struct CompareCommand: ParsableCommand {
                 throw ValidationError("Give either two files (one recording a side) or --baseline and --candidate, not both.")
             }
             guard confidence.isFinite, (0.5...0.999).contains(confidence) else { throw ValidationError("--confidence must be 0.5–0.999") }
-            _ = try CompareRuns.figures(figures)
+            if let figures { _ = try CompareRuns.figures(figures) }
             for text in minimumChanges { _ = try CompareRuns.minimumChange(text) }
             try standardInputOnce(baselineRuns + candidateRuns)
             return
@@ -88,7 +88,12 @@ struct CompareCommand: ParsableCommand {
         if comparesRuns {
             let baseline = try baselineRuns.map { (path: $0, report: try loader.load($0)) }
             let candidate = try candidateRuns.map { (path: $0, report: try loader.load($0)) }
-            let gating = try CompareRuns.figures(figures)
+            var gating = try figures.map(CompareRuns.figures) ?? RunFigure.defaultGating
+            if figures == nil, !(baseline + candidate).contains(where: { $0.report.motion != nil }) {
+                // Recordings without segments (a Chrome trace, a plain CSV) have no motion to judge.
+                gating = gating.map { $0 == .motionHitchRatio ? .hitchRatio : $0 }
+                writeToStandardError("framescope: no run has motion (segments): hitchRatio gates in place of motionHitchRatio\n")
+            }
             let minimums = Dictionary(try minimumChanges.map(CompareRuns.minimumChange), uniquingKeysWith: { $1 })
             let comparison = RunsComparison(baseline: baseline.map(\.report), candidate: candidate.map(\.report), gating: gating,
                                             confidence: confidence, minimumChanges: minimums)
