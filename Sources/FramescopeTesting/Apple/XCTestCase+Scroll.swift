@@ -48,5 +48,48 @@ extension XCTestCase {
             return nil
         }
     }
+
+    /// Scrolls the scroll view `identifier` by `script` `runs` times and writes each run's
+    /// report to `series` (``ScrollRunSeries``, by default the one the environment names:
+    /// `FRAMESCOPE_RUNS_DIR`, `FRAMESCOPE_BUILD`) for `framescope compare --baseline …
+    /// --candidate …`; fails the test when a scroll cannot run or a report cannot be written.
+    /// No budget is checked: the comparison of two builds' runs is the gate.
+    ///
+    /// ```swift
+    /// func testFeedScrollRuns() async {
+    ///     await recordScrollRuns(identifier: "feed-table", script: .accelerating(.thesis), runs: 5)
+    /// }
+    /// ```
+    ///
+    /// - Returns: The reports, in order (fewer when one failed).
+    @discardableResult
+    public func recordScrollRuns(
+        identifier: String,
+        script: ScrollScript,
+        runs: Int,
+        series: ScrollRunSeries? = .fromEnvironment(),
+        timeout: Double = 300,
+        isolation: isolated (any Actor)? = #isolation,
+        file: StaticString = #filePath,
+        line: UInt = #line
+    ) async -> [RecordingReport] {
+        guard let series else {
+            XCTFail("recordScrollRuns: set FRAMESCOPE_RUNS_DIR (TEST_RUNNER_FRAMESCOPE_RUNS_DIR with xcodebuild) or pass a series",
+                    file: file, line: line)
+            return []
+        }
+        var reports: [RecordingReport] = []
+        for run in 1...max(1, runs) {
+            do {
+                let report = try await ScrollTestDriver.run(identifier: identifier, script: script, timeout: timeout)
+                try series.write(report)
+                reports.append(report)
+            } catch {
+                XCTFail("scroll run \(run) of \"\(identifier)\": \(error)", file: file, line: line)
+                break
+            }
+        }
+        return reports
+    }
 }
 #endif
