@@ -59,13 +59,20 @@ struct CompareRuns {
         }
     }
 
+    /// The lowest to the highest of `values`, `—` for none.
+    static func spread(_ values: [Double], _ figure: RunFigure) -> String {
+        guard let low = values.min(), let high = values.max() else { return "—" }
+        return low == high ? format(low, figure) : "\(format(low, figure))–\(format(high, figure))"
+    }
+
     func table() -> String {
         let gating = comparison.rows.filter(\.gating).count
         let level = 1 - (1 - comparison.confidence) / Double(max(1, gating))
         var out = "baseline:  \(baseline.count) run\(baseline.count == 1 ? "" : "s"): \(baseline.map { displayName($0.path) }.joined(separator: " "))\n"
         out += "candidate: \(candidate.count) run\(candidate.count == 1 ? "" : "s"): \(candidate.map { displayName($0.path) }.joined(separator: " "))\n"
         out += "confidence: \(percent(comparison.confidence)) over \(gating) gating figure\(gating == 1 ? "" : "s") (each interval at \(percent(level))); * gates\n\n"
-        var table = TextTable(header: ["figure", "baseline runs", "candidate runs", "change", "interval", "min change", "noise floor", "verdict"])
+        var table = TextTable(header: ["figure", "baseline runs", "candidate runs", "change", "interval", "min change", "base spread",
+                                       "noise floor", "verdict"])
         for row in comparison.rows {
             let f = row.figure
             table.rows.append([
@@ -75,6 +82,7 @@ struct CompareRuns {
                 row.shift.map { Self.format($0.estimate, f, signed: true) } ?? "—",
                 row.shift.map { "[\(Self.format($0.lower, f, signed: true)), \(Self.format($0.upper, f, signed: true))]" } ?? "—",
                 row.minimumChange.map { Self.format($0, f) } ?? "—",
+                Self.spread(row.baseline, f),
                 row.detectableChange.map { "±" + Self.format($0, f) } ?? "—",
                 row.verdict.rawValue,
             ])
@@ -165,6 +173,8 @@ struct CompareRuns {
             var upper: Double?
             var intervalConfidence: Double?
             var minimumChange: Double?
+            var baselineMin: Double?
+            var baselineMax: Double?
             var noiseFloor: Double?
             var verdict: String
             var reason: String
@@ -183,6 +193,8 @@ struct CompareRuns {
                 try container.encode(upper, forKey: .upper)
                 try container.encode(intervalConfidence, forKey: .intervalConfidence)
                 try container.encode(minimumChange, forKey: .minimumChange)
+                try container.encode(baselineMin, forKey: .baselineMin)
+                try container.encode(baselineMax, forKey: .baselineMax)
                 try container.encode(noiseFloor, forKey: .noiseFloor)
                 try container.encode(verdict, forKey: .verdict)
                 try container.encode(reason, forKey: .reason)
@@ -190,7 +202,7 @@ struct CompareRuns {
 
             enum CodingKeys: String, CodingKey {
                 case figure, unit, gating, baseline, candidate, baselineMedian, candidateMedian, change, lower, upper,
-                     intervalConfidence, minimumChange, noiseFloor, verdict, reason
+                     intervalConfidence, minimumChange, baselineMin, baselineMax, noiseFloor, verdict, reason
             }
         }
 
@@ -205,7 +217,8 @@ struct CompareRuns {
                 Figure(figure: row.figure.rawValue, unit: row.figure.unit.symbol, gating: row.gating, baseline: row.baseline,
                        candidate: row.candidate, baselineMedian: row.baselineMedian, candidateMedian: row.candidateMedian,
                        change: row.shift?.estimate, lower: row.shift?.lower, upper: row.shift?.upper,
-                       intervalConfidence: row.shift?.confidence, minimumChange: row.minimumChange, noiseFloor: row.detectableChange,
+                       intervalConfidence: row.shift?.confidence, minimumChange: row.minimumChange,
+                       baselineMin: row.baseline.min(), baselineMax: row.baseline.max(), noiseFloor: row.detectableChange,
                        verdict: row.verdict.rawValue, reason: row.reason)
             }, forKey: .figures)
         }

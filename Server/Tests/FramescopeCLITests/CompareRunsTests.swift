@@ -36,6 +36,10 @@ struct CompareRunsTests {
         #expect((hitch["baseline"] as? [Double])?.count == 6 && (hitch["candidate"] as? [Double])?.count == 6)
         #expect(hitch["verdict"] as? String == "regressed" && hitch["gating"] as? Bool == true)
         #expect((hitch["lower"] as? Double ?? 0) > 0 && (hitch["intervalConfidence"] as? Double) == 0.975)
+        let baselineValues = hitch["baseline"] as? [Double] ?? []
+        #expect(hitch["baselineMin"] as? Double == baselineValues.min() && hitch["baselineMax"] as? Double == baselineValues.max())
+        #expect((hitch["noiseFloor"] as? Double ?? -1) >= 0)
+        #expect(table.stdout.contains("base spread") && table.stdout.contains("noise floor"))
         #expect(figures.first { $0["figure"] as? String == "hangs" }?["gating"] as? Bool == false)
 
         let junit = try CLI.run(["compare", "--baseline"] + base + ["--candidate"] + cand + ["--format", "junit"])
