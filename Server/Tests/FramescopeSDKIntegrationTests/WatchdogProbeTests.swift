@@ -67,11 +67,16 @@ extension RealThreadTests {
             let probe = try startProbe(["--main", "--seconds", "4", "--work-ms", "0", "--block-at", "0.3", "--block-ms", "600"])
             let ready = probe.nextLine()
             try #require(ready?.hasPrefix("ready ") == true, "probe said \(ready ?? "nothing")")
-            Thread.sleep(forTimeInterval: 1.5)
+            // Stop the process once the block's hang has ended (its line is out), for 1.5 s of real time.
+            var lines: [String] = []
+            while let line = probe.nextLine() {
+                lines.append(line)
+                if line.hasPrefix("ended ") { break }
+            }
             probe.signal(SIGSTOP)
             Thread.sleep(forTimeInterval: 1.5)
             probe.signal(SIGCONT)
-            let lines = probe.remainingLines()
+            lines += probe.remainingLines()
             #expect(probe.process.terminationStatus == 0)
             let ended = lines.filter { $0.hasPrefix("ended ") }
             #expect(ended.count == 1, "\(lines)")

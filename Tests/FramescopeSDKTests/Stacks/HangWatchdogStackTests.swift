@@ -32,7 +32,14 @@ extension StackSamplerLinuxTests {
         let target = Locked<SampledThread?>(nil)
         let log = HangEventLog()
         let progress = Locked<[Hang]>([])
-        let watchdog = Self.samplingWatchdog(queue, target: target, log: log) { hang in progress.withLock { $0.append(hang) } }
+        let fiveSamples = DispatchSemaphore(value: 0)
+        let watchdog = Self.samplingWatchdog(queue, target: target, log: log) { hang in
+            let first = progress.withLock { reports in
+                defer { reports.append(hang) }
+                return !reports.contains { ($0.stack?.samples.count ?? 0) >= 5 }
+            }
+            if first, (hang.stack?.samples.count ?? 0) >= 5 { fiveSamples.signal() }
+        }
         var ends: [Int32] = [0, 0]
         try #require(pipe(&ends) == 0)
         let (readEnd, writeEnd) = (ends[0], ends[1])
@@ -46,8 +53,8 @@ extension StackSamplerLinuxTests {
         blocked.wait()
         let tid = try #require(target.withLock { $0 }).tid
         try Self.waitUntilSleeping(tid)
-        // Hold the block 0.6 s: the hang begins at 0.25 s and is sampled every 20 ms.
-        Thread.sleep(forTimeInterval: 0.6)
+        // Hold the block until the hang has five samples (it begins at 0.25 s; one every 20 ms).
+        #expect(fiveSamples.wait(timeout: .now() + 10) == .success, "the hang was never sampled five times")
         var byte: UInt8 = 1
         _ = write(writeEnd, &byte, 1)
         queue.sync {}
@@ -84,8 +91,8 @@ extension StackSamplerLinuxTests {
         let target = Locked<SampledThread?>(nil)
         let log = HangEventLog()
         let watchdog = Self.samplingWatchdog(queue, target: target, log: log)
+        let unparked = DispatchSemaphore(value: 0)
         watchdog.start()
-        Thread.sleep(forTimeInterval: 0.05)
         queue.async {
             target.withLock { $0 = SampledThread.current() }
             // A nested run loop in a mode of its own, as a modal loop would run: the thread waits
@@ -95,8 +102,9 @@ extension StackSamplerLinuxTests {
             let wake = Timer(fire: Date().addingTimeInterval(0.7), interval: 0, repeats: false) { _ in }
             RunLoop.current.add(wake, forMode: mode)
             _ = RunLoop.current.run(mode: mode, before: Date().addingTimeInterval(0.8))
+            unparked.signal()
         }
-        Thread.sleep(forTimeInterval: 0.8)
+        unparked.wait()
         queue.sync {}
         watchdog.stop()
 

@@ -80,24 +80,29 @@ extension IngestService {
     func summariseHangs(_ records: inout [MetricKitRecord], callStacks: [[MetricKitHangCallStack]], durations: [[Double]],
                         app: String) async throws {
         guard callStacks.contains(where: { !$0.isEmpty }) else { return }
-        var ids: Set<String> = []
-        for stacks in callStacks {
-            for stack in stacks {
-                for path in MetricKitCallStackFrame.paths(stack.roots, maximumPaths: HangStack.maximumSamples) {
-                    for frame in path.frames { ids.insert(String(frame.binaryUUID.lowercased().filter { $0 != "-" })) }
-                }
+        // Each tree becomes a stack once; its images' ids (normalised there) are what the
+        // symbol tables are looked up by, and the app flags are set once they are known.
+        var stacks: [[(diagnostic: Int, stack: HangStack)]] = callStacks.indices.map { index in
+            callStacks[index].compactMap { tree in
+                guard durations[index].indices.contains(tree.diagnostic),
+                      let stack = MetricKitCallStackFrame.hangStack(tree.roots, isApp: { _, _ in false }) else { return nil }
+                return (tree.diagnostic, stack)
             }
         }
+        let ids = Set(stacks.joined().flatMap { $0.stack.images.map(\.id) })
         var tables: [String: SymbolTableBlob] = [:]
-        if let symbols { tables = (try? await symbols.cache.tables(app: app, ids: ids, store: symbols.store)) ?? [:] }
+        if let symbols, !ids.isEmpty { tables = (try? await symbols.cache.tables(app: app, ids: ids, store: symbols.store)) ?? [:] }
         let uploaded = Set(tables.keys)
         for index in records.indices {
-            for stack in callStacks[index] where durations[index].indices.contains(stack.diagnostic) {
-                guard let hang = MetricKitCallStackFrame.hangStack(stack.roots, isApp: { name, id in
-                    MetricKitRecord.isAppImage(name: name, id: id, uploaded: uploaded)
-                }) else { continue }
-                records[index].hangs.append(MetricKitHang(diagnostic: stack.diagnostic, duration: durations[index][stack.diagnostic],
-                                                          summary: HangSummary(hang, symbols: tables)))
+            for position in stacks[index].indices {
+                for image in stacks[index][position].stack.images.indices {
+                    let named = stacks[index][position].stack.images[image]
+                    stacks[index][position].stack.images[image].app = MetricKitRecord.isAppImage(name: named.name, id: named.id,
+                                                                                                 uploaded: uploaded)
+                }
+                let (diagnostic, stack) = stacks[index][position]
+                records[index].hangs.append(MetricKitHang(diagnostic: diagnostic, duration: durations[index][diagnostic],
+                                                          summary: HangSummary(stack, symbols: tables)))
             }
         }
     }
