@@ -23,27 +23,34 @@ public struct EventBatch: Sendable, Hashable, Codable {
     public var device: DeviceInfo
     /// The events, oldest first.
     public var events: [ScreenVisitEvent]
+    /// The share of installations that measure (0–1, exclusive of 0), when the SDK samples:
+    /// each installation is in or out for good (``InstallationSampling``), so the figures of
+    /// a batch with `0.1` stand for about ten times as many installations. Absent: 1.
+    public var sampleRate: Double?
 
     /// Creates a batch.
-    public init(batchId: String, app: AppInfo, device: DeviceInfo, events: [ScreenVisitEvent]) {
+    public init(batchId: String, app: AppInfo, device: DeviceInfo, events: [ScreenVisitEvent], sampleRate: Double? = nil) {
         self.batchId = batchId
         self.app = app
         self.device = device
         self.events = events
+        self.sampleRate = sampleRate
     }
 }
 
 /// The app a batch comes from.
 public struct AppInfo: Sendable, Hashable, Codable {
-    /// The collector's app id (`demo`); the ingest key must belong to it.
-    public var id: String
+    /// The collector's app id (`demo`), or nil to let the collector file the batch under the
+    /// app its ingest key belongs to. When present it must be the key's app (else 403
+    /// `wrong_app`).
+    public var id: String?
     /// The marketing version (`3.2.0`).
     public var version: String
     /// The build number (`4120`).
     public var build: String
 
-    /// Creates app information.
-    public init(id: String, version: String, build: String) {
+    /// Creates app information; without `id` the collector takes the ingest key's app.
+    public init(id: String? = nil, version: String, build: String) {
         self.id = id
         self.version = version
         self.build = build
