@@ -17,39 +17,8 @@ extension DeliveryQueue {
         }
     }
 
-    /// The collector's error answer, `{"error": {"code", "field", "message"}}`.
-    struct ErrorAnswer: Decodable, Sendable, CustomStringConvertible {
-        struct Detail: Decodable, Sendable {
-            var code: String
-            var field: String?
-            var message: String
-        }
-        var error: Detail
-
-        /// `code (field): message`.
-        var description: String {
-            "\(error.code)\(error.field.map { " (\($0))" } ?? ""): \(error.message)"
-        }
-    }
-
     /// What becomes of a batch after one upload.
-    enum Verdict: Sendable {
-        /// The collector stored it (or had already): delete it.
-        case delivered(Answer)
-        /// The collector refused the batch itself, naming what is wrong (400, 413, 422 with
-        /// its JSON error): it can never be accepted, so delete it and count it.
-        case refused(status: Int, message: String)
-        /// The configuration or the path is wrong (401, 403, 404, 410, another 4xx, a 3xx, a
-        /// 2xx that is not the collector's answer): keep every batch and back off. The
-        /// message says what to check.
-        case misconfigured(String)
-        /// Try again after a backoff, or after `retryAfter` seconds. `countsAgainstBatch`:
-        /// whether the failure can be the batch's own fault (it reached the collector, or a
-        /// proxy in front of it, and failed there), and so counts toward
-        /// ``DeliveryConfiguration/attemptsBeforeMovingBack`` and
-        /// ``DeliveryConfiguration/maximumAttempts``.
-        case retry(reason: String, retryAfter: Double?, countsAgainstBatch: Bool)
-    }
+    typealias Verdict = UploadVerdict<Answer>
 
     /// What an HTTP answer to batch `batchId` means for it.
     /// - Parameters:
@@ -58,58 +27,21 @@ extension DeliveryQueue {
     ///   - maximumRetryAfter: The longest `Retry-After` obeyed, in seconds.
     static func verdict(status: Int, retryAfter: String?, body: Data, batchId: String, now: Date,
                         maximumRetryAfter: Double) -> Verdict {
-        let collectorError = try? JSONDecoder().decode(ErrorAnswer.self, from: body)
-        let said = collectorError.map { ": \($0)" } ?? (body.isEmpty ? "" : " (\(excerpt(body)))")
-        switch status {
-        case 200..<300:
-            guard let answer = try? JSONDecoder().decode(Answer.self, from: body), answer.batchId == batchId else {
-                return .misconfigured("HTTP \(status), but the body is not the collector's answer to batch \(batchId)\(said); "
-                    + "check that `collector` is the Framescope collector's base URL and that nothing on the way answers for it")
-            }
-            return .delivered(answer)
-        case 429, 503:
-            let wait = retryAfter.flatMap { parseRetryAfter($0, now: now) }.map { min($0, maximumRetryAfter) }
-            return .retry(reason: "HTTP \(status)\(said)", retryAfter: wait, countsAgainstBatch: false)
-        case 408, 500..<600:
-            return .retry(reason: "HTTP \(status)\(said)", retryAfter: nil, countsAgainstBatch: true)
-        case 400, 413, 422:
-            guard let collectorError else {
-                // Not the collector's verdict (a proxy's page): perhaps the batch, perhaps not.
-                return .retry(reason: "HTTP \(status)\(said), not from the collector", retryAfter: nil, countsAgainstBatch: true)
-            }
-            return .refused(status: status, message: "\(collectorError)")
-        default:
-            return .misconfigured("HTTP \(status)\(said); \(advice(status: status))")
+        UploadVerdict.judge(status: status, retryAfter: retryAfter, body: body, now: now, maximumRetryAfter: maximumRetryAfter,
+                            what: "the collector's answer to batch \(batchId)") { body in
+            guard let answer = try? JSONDecoder().decode(Answer.self, from: body), answer.batchId == batchId else { return nil }
+            return answer
         }
     }
 
-    /// What to check after a status that says the configuration or the path is wrong.
-    private static func advice(status: Int) -> String {
-        switch status {
-        case 401: "the ingest key is unknown or revoked: check `ingestKey`"
-        case 403: "the collector refuses this key for this app: check `ingestKey` and `app.id`"
-        case 404, 410: "no ingest endpoint at this URL: check that `collector` is the collector's base URL"
-        default: "the collector, or something in front of it, refuses the request: check `collector` and `ingestKey`"
-        }
-    }
-
-    /// What a request that got no HTTP answer means for the batch: a collector out of reach
-    /// (no network, no such host, nothing listening, TLS refused) counts against no batch;
-    /// a timeout or a connection lost mid-request can be the batch's doing and counts.
+    /// What a request that got no HTTP answer means for the batch (``UploadVerdict/judge(_:)``).
     static func verdict(for error: any Error) -> Verdict {
-        let reason = "network: \(error.localizedDescription)"
-        guard let urlError = error as? URLError else {
-            return .retry(reason: reason, retryAfter: nil, countsAgainstBatch: false)
-        }
-        switch urlError.code {
-        case .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet, .internationalRoamingOff,
-             .dataNotAllowed, .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
-             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected,
-             .clientCertificateRequired, .cancelled:
-            return .retry(reason: reason, retryAfter: nil, countsAgainstBatch: false)
-        default:
-            return .retry(reason: reason, retryAfter: nil, countsAgainstBatch: true)
-        }
+        UploadVerdict.judge(error)
+    }
+
+    /// `Retry-After` as seconds from `now` (``UploadVerdict/parseRetryAfter(_:now:)``).
+    static func parseRetryAfter(_ value: String, now: Date) -> Double? {
+        Verdict.parseRetryAfter(value, now: now)
     }
 
     /// The batch to send next: the oldest of those that have failed fewer than
@@ -120,23 +52,5 @@ extension DeliveryQueue {
             (batch.attempts >= attemptsBeforeMovingBack ? batch.attempts : 0, batch.first)
         }
         return batches.min { place($0) < place($1) }
-    }
-
-    /// `Retry-After` as seconds from `now`: a number of seconds or an HTTP date (RFC 9110).
-    static func parseRetryAfter(_ value: String, now: Date) -> Double? {
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Int(trimmed), seconds >= 0 { return Double(seconds) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: trimmed) else { return nil }
-        return max(0, date.timeIntervalSince(now))
-    }
-
-    /// The start of a body as one line of text, at most 120 characters.
-    private static func excerpt(_ body: Data) -> String {
-        let text = String(decoding: body.prefix(120), as: UTF8.self)
-        return text.split(whereSeparator: \.isNewline).joined(separator: " ")
     }
 }

@@ -43,7 +43,9 @@ actor DeliveryQueue {
     private let configuration: DeliveryConfiguration
     private let endpoint: URL
     private let ingestKey: String
-    private let envelope: (app: [UInt8], device: [UInt8])
+    /// The batch's app, device and sample rate, as JSON, spliced into every batch sealed.
+    private var envelope: (app: [UInt8], device: [UInt8], sampleRate: Double?)
+    private let envelopeEncoder: JSONEncoder
     private let session: URLSession
     private let disk: DiskQueue
     private let eventEncoder: JSONEncoder
@@ -73,7 +75,7 @@ actor DeliveryQueue {
     /// - Parameter clock: What every wait sleeps on (the system's continuous clock unless a
     ///   test steps its own).
     init(configuration: DeliveryConfiguration, directory: URL, collector: URL, ingestKey: String,
-         app: AppInfo, device: DeviceInfo, log: (@Sendable (String) -> Void)? = nil,
+         app: AppInfo, device: DeviceInfo, sampleRate: Double? = nil, log: (@Sendable (String) -> Void)? = nil,
          clock: any Clock<Duration> = ContinuousClock()) throws {
         self.configuration = configuration
         self.log = log
@@ -82,9 +84,12 @@ actor DeliveryQueue {
         self.ingestKey = ingestKey
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        envelope = (Array(try encoder.encode(app)), Array(try encoder.encode(device)))
-        encoder.userInfo[ScreenVisitEvent.compactReportsKey] = true
-        eventEncoder = encoder
+        envelope = (Array(try encoder.encode(app)), Array(try encoder.encode(device)), sampleRate)
+        envelopeEncoder = encoder
+        let events = JSONEncoder()
+        events.outputFormatting = [.sortedKeys]
+        events.userInfo[ScreenVisitEvent.compactReportsKey] = true
+        eventEncoder = events
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.timeoutIntervalForRequest = configuration.requestTimeout
         sessionConfiguration.timeoutIntervalForResource = configuration.requestTimeout
@@ -97,6 +102,11 @@ actor DeliveryQueue {
             statistics.fatalHangsRecovered += 1
         }
         try? FileManager.default.removeItem(at: directory.appendingPathComponent(FatalHangRecorder.fileName))
+    }
+
+    /// Sends `device` in batches sealed from now on (the display's refresh rate, learnt late).
+    func update(device: DeviceInfo) {
+        if let json = try? envelopeEncoder.encode(device) { envelope.device = Array(json) }
     }
 
     /// What the delivery has done so far, with what the disk queue holds now.
@@ -128,7 +138,7 @@ actor DeliveryQueue {
         let header = envelope
         let batchId = UUID().uuidString.lowercased()
         guard try disk.seal(batchId: batchId, body: { events in
-            Self.body(batchId: batchId, app: header.app, device: header.device, events: events)
+            Self.body(batchId: batchId, app: header.app, device: header.device, sampleRate: header.sampleRate, events: events)
         }) != nil else { return }
         statistics.batchesSealed += 1
         sealGeneration += 1
@@ -318,28 +328,26 @@ actor DeliveryQueue {
         request.setValue("Bearer \(ingestKey)", forHTTPHeaderField: "Authorization")
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue("gzip", forHTTPHeaderField: "Content-Encoding")
-        let data: Data
-        let response: URLResponse
-        do {
-            (data, response) = try await session.upload(for: request, from: Data(body))
-        } catch {
-            return Self.verdict(for: error)
+        return await Verdict.send(request, body: body, on: session, what: "the collector's answer to batch \(batchId)") { body in
+            guard let answer = try? JSONDecoder().decode(Answer.self, from: body), answer.batchId == batchId else { return nil }
+            return answer
         }
-        guard let http = response as? HTTPURLResponse else {
-            return .retry(reason: "no HTTP response", retryAfter: nil, countsAgainstBatch: false)
-        }
-        return Self.verdict(status: http.statusCode, retryAfter: http.value(forHTTPHeaderField: "Retry-After"),
-                            body: data, batchId: batchId, now: Date(), maximumRetryAfter: 3600)
     }
 
     /// The upload body: the envelope around the events' JSON, spliced without re-encoding.
-    static func body(batchId: String, app: [UInt8], device: [UInt8], events: [[UInt8]]) -> [UInt8] {
+    /// - Parameter sampleRate: The share of installations that measure (0–1), if sampling.
+    static func body(batchId: String, app: [UInt8], device: [UInt8], sampleRate: Double? = nil, events: [[UInt8]]) -> [UInt8] {
         var body = Array(#"{"batchId":""#.utf8)
         body.append(contentsOf: batchId.utf8)
         body.append(contentsOf: #"","app":"#.utf8)
         body.append(contentsOf: app)
         body.append(contentsOf: #","device":"#.utf8)
         body.append(contentsOf: device)
+        if let sampleRate, sampleRate.isFinite {
+            // Swift's shortest round-trip form ("0.1", "1e-05") is valid JSON.
+            body.append(contentsOf: #","sampleRate":"#.utf8)
+            body.append(contentsOf: "\(sampleRate)".utf8)
+        }
         body.append(contentsOf: #","events":["#.utf8)
         for (index, event) in events.enumerated() {
             if index > 0 { body.append(UInt8(ascii: ",")) }

@@ -3,17 +3,24 @@ import Foundation
 
 /// The SDK: measures every screen visit of the app and sends it to a Framescope collector.
 ///
+/// On Apple platforms one call does everything (``start(collector:ingestKey:configure:)``):
+/// the app's version and build, the device's model, OS and refresh rate are read
+/// (``SystemFacts``), the installation id is made once and kept (``InstallationID``), the
+/// collector files the visits under the ingest key's app, and MetricKit's payloads are
+/// forwarded. Elsewhere, or to drive it by hand:
+///
 /// ```swift
-/// let framescope = try Framescope(configuration: .init(
-///     collector: URL(string: "https://framescope.example.com")!, ingestKey: "fsi_…",
-///     app: AppInfo(id: "shop", version: "3.2.0", build: "320"),
-///     device: DeviceInfo(model: "iPhone16,1", osName: "iOS", osVersion: "18.1", maxRefreshRate: 120)))
-/// framescope.start()
-/// framescope.screen("Feed")                      // on each screen change
-/// framescope.beginMotion(); framescope.endMotion() // around scrolls
-/// framescope.tick(timestamp: link.timestamp, targetTimestamp: link.targetTimestamp) // each refresh
-/// framescope.apply(lifecycle.handle(.didEnterBackground)) // lifecycle (AppLifecycle)
-/// await framescope.flush()
+/// import FramescopeSDK
+/// import Foundation
+///
+/// @MainActor func measure(collector: URL) async throws {
+///     let framescope = try Framescope(configuration: .init(collector: collector, ingestKey: "fsi_…"))
+///     framescope.start()
+///     framescope.screen("Feed")                        // on each screen change
+///     framescope.beginMotion(); framescope.endMotion() // around scrolls
+///     framescope.tick(timestamp: 10.0, targetTimestamp: 10.016) // each refresh
+///     await framescope.flush()
+/// }
 /// ```
 ///
 /// On Apple platforms ``DisplayLinkDriver`` (UIKit) calls ``tick(timestamp:targetTimestamp:refreshInterval:)``
@@ -36,12 +43,21 @@ public final class Framescope {
         public var collector: URL
         /// The app's ingest key (`fsi_…`).
         public var ingestKey: String
-        /// The app: its collector id, version and build.
-        public var app: AppInfo
-        /// The device: model, OS, highest refresh rate, installation id.
-        public var device: DeviceInfo
-        /// The share of sessions (SDK starts) that measure anything, 0–1 (default 1).
-        public var sessionSampleRate: Double
+        /// The app: its collector id, version and build; nil (the default) to read the version
+        /// and build from the main bundle and let the collector take the key's app
+        /// (``AppInfo/current(id:version:build:facts:)`` sets some values and reads the rest).
+        public var app: AppInfo?
+        /// The device: model, OS, highest refresh rate, installation id; nil (the default) to
+        /// read them (``DeviceInfo/current(model:osName:osVersion:maxRefreshRate:installationId:facts:)``).
+        /// Without an installation id the SDK's own is sent (``InstallationID``).
+        public var device: DeviceInfo?
+        /// The share of installations that measure, 0–1 (default 1): an installation is in
+        /// or out for good, by its id (``InstallationSampling``), and each batch says the rate
+        /// so the collector can say which rates its figures come from.
+        public var sampleRate: Double
+        /// Whether MetricKit's payloads are forwarded to the collector (`POST /v1/metrickit`)
+        /// where MetricKit exists (default true); see ``forwardMetricKitPayload(_:)``.
+        public var forwardsMetricKit: Bool
         /// The engine's thresholds and what makes a visit worth sending. The hang threshold
         /// (default 0.25 s) is also the watchdog's.
         public var tracker: ScreenTracker.Configuration
@@ -74,7 +90,8 @@ public final class Framescope {
         public var log: (@Sendable (String) -> Void)?
 
         /// Creates a configuration; see the properties for units and defaults.
-        public init(collector: URL, ingestKey: String, app: AppInfo, device: DeviceInfo, sessionSampleRate: Double = 1,
+        public init(collector: URL, ingestKey: String, app: AppInfo? = nil, device: DeviceInfo? = nil, sampleRate: Double = 1,
+                    forwardsMetricKit: Bool = true,
                     tracker: ScreenTracker.Configuration = ScreenTracker.Configuration(), watchdogEnabled: Bool = true,
                     watchdogCheckInterval: Double = 0.125, busyThreshold: Double = 0.034,
                     hangStackInterval: Double? = 0.1, hangStackSamples: Int = 20, resourceSampleInterval: Double? = 1,
@@ -85,7 +102,8 @@ public final class Framescope {
             self.ingestKey = ingestKey
             self.app = app
             self.device = device
-            self.sessionSampleRate = sessionSampleRate
+            self.sampleRate = sampleRate
+            self.forwardsMetricKit = forwardsMetricKit
             self.tracker = tracker
             self.watchdogEnabled = watchdogEnabled
             self.watchdogCheckInterval = watchdogCheckInterval
@@ -104,12 +122,18 @@ public final class Framescope {
                 return "collector must be an http or https URL"
             }
             if ingestKey.isEmpty { return "ingestKey must not be empty" }
-            for (field, value) in [("app.id", app.id), ("app.version", app.version), ("app.build", app.build),
-                                   ("device.model", device.model), ("device.osName", device.osName),
-                                   ("device.osVersion", device.osVersion)] where !(1...64).contains(value.count) {
+            let values: [(String, String?)] = [
+                ("app.id", app?.id), ("app.version", app?.version), ("app.build", app?.build),
+                ("device.model", device?.model), ("device.osName", device?.osName), ("device.osVersion", device?.osVersion),
+            ]
+            for case let (field, value?) in values where !(1...64).contains(value.count) {
                 return "\(field) must be 1–64 characters"
             }
-            if !(sessionSampleRate.isFinite && (0...1).contains(sessionSampleRate)) { return "sessionSampleRate must be 0–1" }
+            if let rate = device?.maxRefreshRate, !(1...1000).contains(rate) { return "device.maxRefreshRate must be 1–1000 Hz" }
+            if let id = device?.installationId, !InstallationID.isValid(id) {
+                return "device.installationId must be 1–64 letters, digits, '-' or '_'"
+            }
+            if !(sampleRate.isFinite && (0...1).contains(sampleRate)) { return "sampleRate must be 0–1" }
             if let problem = tracker.problem { return "tracker: \(problem)" }
             let threshold = tracker.analyzer.hangThreshold
             if !(watchdogCheckInterval.isFinite && watchdogCheckInterval > 0 && watchdogCheckInterval < threshold) {
@@ -148,7 +172,7 @@ public final class Framescope {
 
     /// Counters of the tracker and the delivery.
     public struct Statistics: Sendable, Hashable {
-        /// Whether this session measures (see ``Configuration/sessionSampleRate``).
+        /// Whether this installation measures (see ``Configuration/sampleRate``).
         public var isSampled: Bool
         /// Visits closed, dropped for being short, and long pauses left out.
         public var tracker: ScreenTracker.Statistics
@@ -164,6 +188,8 @@ public final class Framescope {
         public var idleHangs: Int = 0
         /// Batches, uploads, retries and drops.
         public var delivery: DeliveryStatistics
+        /// MetricKit payloads forwarded (all zero when ``Configuration/forwardsMetricKit`` is off).
+        public var metricKit = MetricKitStatistics()
     }
 
     /// The settings it runs with.
@@ -171,8 +197,18 @@ public final class Framescope {
     /// Called on the main actor with each finished visit once it is safe in the disk queue
     /// (for a debug overlay, logs and tests).
     public var onVisit: (@MainActor (ScreenVisitEvent) -> Void)?
-    /// Whether this session measures: drawn once at ``start()`` from ``Configuration/sessionSampleRate``.
-    public private(set) var isSampled = false
+    /// Whether this installation measures: decided by its id and ``Configuration/sampleRate``
+    /// (``InstallationSampling``), the same at every launch.
+    public let isSampled: Bool
+    /// The app as sent: the configuration's, or what was read.
+    public let app: AppInfo
+    /// The device as sent: the configuration's, or what was read, with the installation id.
+    public internal(set) var device: DeviceInfo
+    /// The SDK's folder: the disk queue, the installation id, MetricKit's queue and the record
+    /// of a hang under way.
+    public let directory: URL
+    /// Whether the configuration gave the refresh rate (then the display link's does not replace it).
+    let refreshRateGiven: Bool
 
     /// The tracker lives behind a pointer allocated once: a tick then reaches it without
     /// the dynamic exclusivity check of a class's stored property (measured: about a third
@@ -185,7 +221,7 @@ public final class Framescope {
     /// The record of the hang under way, for the next launch if this process dies in it.
     private let fatalHangs: FatalHangRecorder?
     private let sampler: ResourceSampler?
-    private let delivery: DeliveryQueue
+    let delivery: DeliveryQueue
     private let messages: AsyncStream<PipelineMessage>
     private let continuation: AsyncStream<PipelineMessage>.Continuation
     private let shortVisitsKept = Locked(0)
@@ -193,6 +229,13 @@ public final class Framescope {
     private(set) var isStopped = false
     private var pipelineTask: Task<Void, Never>?
     private var uploadTask: Task<Void, Never>?
+    /// MetricKit's payloads on their way to the collector, when forwarded.
+    nonisolated let metricKit: MetricKitForwarder?
+    private var metricKitTask: Task<Void, Never>?
+    /// MetricKit's subscriber, where there is MetricKit (MetricKit holds it weakly).
+    var metricKitSubscriber: AnyObject?
+    /// What ``start(collector:ingestKey:configure:)`` set up around the SDK.
+    var attachments: [AnyObject] = []
 
     /// Creates the SDK; nothing is measured or sent until ``start()``.
     /// - Throws: ``SetupError`` naming a wrong configuration value, or a disk queue that
@@ -204,12 +247,23 @@ public final class Framescope {
         self.clock = clock
         let hangLog = HangLog()
         self.hangLog = hangLog
-        let directory = configuration.delivery.directory
-            ?? FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
-                .map { $0.appendingPathComponent("Framescope").appendingPathComponent(configuration.app.id) }
-            ?? FileManager.default.temporaryDirectory.appendingPathComponent("Framescope-\(configuration.app.id)")
+        let directory = configuration.delivery.directory ?? Self.defaultDirectory(appID: configuration.app?.id)
+        self.directory = directory
+        let facts = configuration.app == nil || configuration.device == nil ? SystemFacts.current() : nil
+        let app = configuration.app ?? AppInfo.current(facts: facts)
+        var device = configuration.device ?? DeviceInfo.current(facts: facts)
+        refreshRateGiven = configuration.device != nil
+        do {
+            Self.excludeFromBackup(directory)
+            if device.installationId == nil { device.installationId = try InstallationID.load(in: directory) }
+        } catch {
+            throw .queueUnavailable("the installation id cannot be stored in \(directory.path): \(error)")
+        }
+        self.app = app
+        self.device = device
+        isSampled = InstallationSampling.includes(device.installationId ?? "", rate: configuration.sampleRate)
         let fatalHangs = configuration.watchdogEnabled
-            ? FatalHangRecorder(directory: directory, app: configuration.app, osVersion: configuration.device.osVersion,
+            ? FatalHangRecorder(directory: directory, app: app, osVersion: device.osVersion,
                                 clock: clock, deviceState: configuration.deviceState)
             : nil
         self.fatalHangs = fatalHangs
@@ -239,9 +293,19 @@ public final class Framescope {
         do {
             delivery = try DeliveryQueue(configuration: configuration.delivery, directory: directory,
                                          collector: configuration.collector, ingestKey: configuration.ingestKey,
-                                         app: configuration.app, device: configuration.device, log: configuration.log)
+                                         app: app, device: device, sampleRate: configuration.sampleRate,
+                                         log: configuration.log)
         } catch {
             throw .queueUnavailable("\(error)")
+        }
+        do {
+            metricKit = configuration.forwardsMetricKit
+                ? try MetricKitForwarder(directory: directory, collector: configuration.collector,
+                                         ingestKey: configuration.ingestKey, configuration: configuration.delivery,
+                                         log: configuration.log)
+                : nil
+        } catch {
+            throw .queueUnavailable("MetricKit's folder: \(error)")
         }
         (messages, continuation) = AsyncStream.makeStream(of: PipelineMessage.self)
     }
@@ -251,7 +315,6 @@ public final class Framescope {
     public func start() {
         guard !isRunning, !isStopped else { return }
         isRunning = true
-        isSampled = Double.random(in: 0..<1) < configuration.sessionSampleRate
         let delivery = delivery
         uploadTask = Task.detached { await delivery.run() }
         let pipeline = VisitPipeline(
@@ -262,6 +325,10 @@ public final class Framescope {
         let messages = messages
         pipelineTask = Task.detached { await pipeline.run(messages) }
         if isSampled { watchdog?.start() }
+        if let metricKit {
+            metricKitTask = Task.detached { await metricKit.run() }
+            subscribeToMetricKit()
+        }
     }
 
     /// The app shows `name` now: closes the current visit and starts one of `name`.
@@ -348,8 +415,9 @@ public final class Framescope {
     }
 
     /// Closes the current visit (a new one of the same screen begins), seals the batch being
-    /// filled and waits until the queue is delivered, `timeout` seconds have passed, or the
-    /// collector answers that the configuration is wrong
+    /// filled and waits until the queue (and the MetricKit payloads waiting, when forwarded)
+    /// is delivered, `timeout` seconds have passed, or the collector answers that the
+    /// configuration is wrong
     /// (``DeliveryStatistics/configurationError``; waiting would not help).
     /// - Returns: Whether the queue is empty: every queued visit delivered, or refused or
     ///   abandoned (see ``statistics()`` for which).
@@ -359,9 +427,11 @@ public final class Framescope {
         if isSampled, let screen = tracker.pointee.screen {
             changeVisit(to: screen)
         }
-        return await withCheckedContinuation { done in
+        async let payloads = metricKit?.flush(timeout: timeout) ?? true
+        let visits = await withCheckedContinuation { done in
             continuation.yield(.flush(timeout: timeout, done: done))
         }
+        return await payloads && visits
     }
 
     /// Ends the SDK: closes the current visit, writes it to the disk queue, stops the
@@ -372,11 +442,15 @@ public final class Framescope {
             changeVisit(to: nil)
         }
         isStopped = true
+        detach()
         continuation.finish()
         await pipelineTask?.value
         watchdog?.stop()
         await delivery.stop()
         await uploadTask?.value
+        unsubscribeFromMetricKit()
+        await metricKit?.stop()
+        await metricKitTask?.value
     }
 
     /// The tracker's, the watchdog's and the delivery's counters.
@@ -385,7 +459,8 @@ public final class Framescope {
         return Statistics(isSampled: isSampled, tracker: tracker.pointee.statistics,
                           shortVisitsKept: shortVisitsKept.withLock { $0 }, hangs: watchdogStatistics?.hangs ?? 0,
                           sampledHangs: watchdogStatistics?.sampledHangs ?? 0, idleHangs: watchdogStatistics?.idleHangs ?? 0,
-                          delivery: await delivery.currentStatistics)
+                          delivery: await delivery.currentStatistics,
+                          metricKit: await metricKit?.currentStatistics ?? MetricKitStatistics())
     }
 
     /// Hands the current screen and tags to the fatal-hang record (on screen and tag changes).

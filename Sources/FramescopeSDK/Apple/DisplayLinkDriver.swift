@@ -110,7 +110,9 @@ public final class DisplayLinkDriver: NSObject {
         // UIWindowScene.screen, iOS 13; UIScreen.maximumFramesPerSecond, iOS 10.3.
         let scenes = UIApplication.framescopeShared?.connectedScenes ?? []
         let rates = scenes.compactMap { ($0 as? UIWindowScene)?.screen.maximumFramesPerSecond }
-        guard let highest = rates.max(), highest > 0, let link else { return }
+        guard let highest = rates.max(), highest > 0 else { return }
+        framescope.displayRefreshRate(highest)
+        guard let link else { return }
         // CADisplayLink.preferredFrameRateRange and CAFrameRateRange(minimum:maximum:preferred:), iOS 15.
         link.preferredFrameRateRange = CAFrameRateRange(minimum: 1, maximum: Float(highest), preferred: Float(highest))
     }

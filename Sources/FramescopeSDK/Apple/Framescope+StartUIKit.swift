@@ -1,0 +1,42 @@
+#if canImport(UIKit) && canImport(QuartzCore)
+import FramescopeCore
+import Foundation
+import UIKit
+
+extension Framescope {
+    /// Before the SDK exists: a network monitor whose state each visit reads.
+    static func prepare(_ setup: inout Setup, keeping attachments: inout [AnyObject]) {
+        #if canImport(Network)
+        if setup.monitorsNetwork {
+            let network = NetworkMonitor()
+            network.start()
+            setup.configuration.deviceState = { [state = network.state] in DeviceState.current(network: state) }
+            attachments.append(network)
+        } else {
+            setup.configuration.deviceState = { DeviceState.current() }
+        }
+        #else
+        setup.configuration.deviceState = { DeviceState.current() }
+        #endif
+    }
+
+    /// After it started: the display link, screen tracking and the overlay.
+    func attach(_ setup: Setup) -> [AnyObject] {
+        let driver = DisplayLinkDriver(framescope: self, measuresExtensions: setup.measuresExtensions)
+        driver.start()
+        if setup.tracksScreens { trackScreensAutomatically(naming: setup.screenNaming) }
+        if setup.showsOverlay { driver.showOverlay() }
+        return [driver]
+    }
+}
+
+extension DisplayLinkDriver: PlatformAttachment {
+    func detach() { stop() }
+}
+
+#if canImport(Network)
+extension NetworkMonitor: PlatformAttachment {
+    func detach() { stop() }
+}
+#endif
+#endif

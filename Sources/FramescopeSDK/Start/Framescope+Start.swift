@@ -1,0 +1,92 @@
+import FramescopeCore
+import Foundation
+
+extension Framescope {
+    /// What ``start(collector:ingestKey:configure:)`` sets up besides the SDK itself; the
+    /// UIKit parts apply where UIKit is.
+    public struct Setup: Sendable {
+        /// The SDK's configuration: the collector and key given, everything else defaulted
+        /// (facts read, every installation measured, MetricKit forwarded).
+        public var configuration: Configuration
+        /// Name screens from UIKit by themselves (``trackScreensAutomatically(naming:)``;
+        /// default true). Off, the app calls ``screen(_:)``.
+        public var tracksScreens = true
+        /// How view controllers' type names become screen names.
+        public var screenNaming = ScreenNaming()
+        /// Show the live overlay (default false; for debug builds: `#if DEBUG`).
+        public var showsOverlay = false
+        /// Measure in app extensions and widgets too (default false).
+        public var measuresExtensions = false
+        /// Watch the network with `NWPathMonitor`, so each visit says which it was measured on
+        /// (default true, where the Network framework is).
+        public var monitorsNetwork = true
+
+        /// A setup for `collector` and `ingestKey` with every default.
+        public init(collector: URL, ingestKey: String) {
+            configuration = Configuration(collector: collector, ingestKey: ingestKey)
+        }
+    }
+
+    /// The SDK that ``start(collector:ingestKey:configure:)`` started, until it stops.
+    public private(set) static var shared: Framescope?
+
+    /// Adds Framescope to an app with one call, from `application(_:didFinishLaunchingWithOptions:)`
+    /// or the `App`'s initializer: reads the app's and the device's facts (``SystemFacts``),
+    /// makes or reads the installation id, starts the SDK, and where UIKit is, the display
+    /// link (``DisplayLinkDriver``: ticks, the app's lifecycle, motion), automatic screen
+    /// tracking, the network monitor and MetricKit's forwarding; it keeps them all alive
+    /// (``shared``). The collector files the visits under the ingest key's app.
+    ///
+    /// ```swift
+    /// import FramescopeSDK
+    ///
+    /// @MainActor func launch() throws {
+    ///     try Framescope.start(collector: URL(string: "https://framescope.example.com")!, ingestKey: "fsi_…")
+    /// }
+    /// ```
+    ///
+    /// A second call returns the SDK already running and changes nothing.
+    /// - Parameters:
+    ///   - collector: The collector's base URL.
+    ///   - ingestKey: The app's ingest key (`fsi_…`).
+    ///   - configure: Changes the defaults (``Setup``): sampling, thresholds, the overlay…
+    /// - Returns: The running SDK (also ``shared``).
+    /// - Throws: ``SetupError`` naming a wrong configuration value or a folder that cannot be used.
+    @discardableResult
+    public static func start(collector: URL, ingestKey: String,
+                             configure: (inout Setup) -> Void = { _ in }) throws(SetupError) -> Framescope {
+        if let shared { return shared }
+        var setup = Setup(collector: collector, ingestKey: ingestKey)
+        configure(&setup)
+        var attachments: [AnyObject] = []
+        prepare(&setup, keeping: &attachments)
+        let framescope = try Framescope(configuration: setup.configuration)
+        framescope.start()
+        framescope.attachments = attachments + framescope.attach(setup)
+        shared = framescope
+        return framescope
+    }
+
+    /// Lets go of what ``start(collector:ingestKey:configure:)`` set up (on ``stop()``).
+    func detach() {
+        for case let part as any PlatformAttachment in attachments { part.detach() }
+        attachments = []
+        if Self.shared === self { Self.shared = nil }
+    }
+
+    #if !(canImport(UIKit) && canImport(QuartzCore))
+    /// Nothing to prepare without UIKit: the facts are read by the SDK itself.
+    static func prepare(_ setup: inout Setup, keeping attachments: inout [AnyObject]) {}
+
+    /// Nothing to attach without UIKit: the app or a test ticks and names screens.
+    func attach(_ setup: Setup) -> [AnyObject] { [] }
+    #endif
+}
+
+/// A part that ``Framescope/start(collector:ingestKey:configure:)`` keeps alive and stops
+/// with the SDK (the display-link driver, the network monitor).
+@MainActor
+protocol PlatformAttachment: AnyObject {
+    /// Stops the part for good.
+    func detach()
+}
