@@ -36,8 +36,8 @@ let package = Package(
         .executableTarget(
             name: "FramescopeExample",
             dependencies: [
+                // The SDK alone, as an app adds it: it brings FramescopeCore and Foundation.
                 .product(name: "FramescopeSDK", package: "Framescope"),
-                .product(name: "FramescopeCore", package: "Framescope"),
                 .product(name: "FramescopeSimulation", package: "Framescope"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -1,8 +1,6 @@
 import ArgumentParser
-import FramescopeCore
 import FramescopeSimulation
 import FramescopeSDK
-import Foundation
 
 /// Uses the SDK's public API as an app would, on Linux: the main actor is the app's main
 /// thread, and the ticks come from the frame-pipeline simulator, played in real time.
@@ -19,6 +17,12 @@ import Foundation
 /// for good in ``freezeMainThread()``, printing `fatal hang under way` once the SDK's record
 /// of the hang holds two stack samples: kill it (`kill -9`) and run it again with the same
 /// `--queue` and `--screens 0` to deliver the fatal hang.
+///
+/// It needs only `--collector` and `--ingest-key`: the collector files the visits under the
+/// key's app, and the device's facts are read from the machine (`uname`, `/etc/os-release`),
+/// as an app's are on iOS; the installation id is kept in the `--queue` folder, so runs on one
+/// folder are one installation. `--metrickit FILE` forwards a MetricKit payload file through
+/// the SDK's forwarder, as the SDK does on iOS with each payload MetricKit delivers.
 ///
 /// It visits `--screens` screens for `--seconds` seconds in all, prints one line per visit
 /// once the visit is safe in the disk queue, flushes, and exits 0 only when the collector
@@ -37,8 +41,17 @@ struct FramescopeExample: ParsableCommand {
     @Option(help: "The app's ingest key (fsi_…).")
     var ingestKey: String
 
-    @Option(help: "The collector's app id the key belongs to.")
-    var app = "demo"
+    @Option(help: "The collector's app id the key belongs to (default: leave it to the collector, which takes the key's app).")
+    var app: String?
+
+    @Option(help: "The app's version, as an app's Info.plist gives it.")
+    var appVersion = "1.0.0"
+
+    @Option(help: "The share of installations that measure, 0–1 (this installation is in or out by its id).")
+    var sampleRate = 1.0
+
+    @Option(help: "A MetricKit payload JSON file to forward to the collector (repeatable).")
+    var metrickit: [String] = []
 
     @Option(help: "How many screen visits to make (0: only deliver what an earlier run queued).")
     var screens = 6
@@ -71,6 +84,10 @@ struct FramescopeExample: ParsableCommand {
             throw ValidationError("--seconds must allow at least 1 s per screen (visits shorter than 1 s are dropped)")
         }
         guard timeout.isFinite, timeout > 0 else { throw ValidationError("--timeout must be a positive number of seconds") }
+        guard sampleRate.isFinite, (0...1).contains(sampleRate) else { throw ValidationError("--sample-rate must be 0–1") }
+        for file in metrickit where !FileManager.default.isReadableFile(atPath: file) {
+            throw ValidationError("--metrickit \(file): no such readable file")
+        }
     }
 
     /// Runs the example on the main actor while the main thread runs its run loop; exits when
@@ -92,13 +109,13 @@ struct FramescopeExample: ParsableCommand {
     func measure() async throws {
         let directory = queue.map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("framescope-example-\(UUID().uuidString)")
+        // The device's facts are read (DeviceInfo.current()); the app's version is given, as
+        // an app's bundle would give it.
         let configuration = Framescope.Configuration(
             collector: URL(string: collector)!,  // checked in validate()
             ingestKey: ingestKey,
-            app: AppInfo(id: app, version: "1.0.0", build: "1"),
-            device: DeviceInfo(model: "LinuxExample", osName: "Linux",
-                               osVersion: ProcessInfo.processInfo.operatingSystemVersion.shortDescription,
-                               maxRefreshRate: 60, installationId: "example-\(seed)"),
+            app: AppInfo.current(id: app, version: appVersion, build: "1"),
+            sampleRate: sampleRate,
             resourceSampleInterval: 0.5,
             delivery: DeliveryConfiguration(directory: directory, maximumBatchEvents: batchEvents, maximumBatchAge: 2,
                                             initialRetryDelay: 0.2, maximumRetryDelay: 2),
@@ -108,6 +125,15 @@ struct FramescopeExample: ParsableCommand {
             framescope = try Framescope(configuration: configuration)
         } catch {
             throw ValidationError(error.description)
+        }
+        print("installation \(framescope.device.installationId ?? "none") \(framescope.isSampled ? "sampled" : "not sampled"); "
+              + "device \(framescope.device.model), \(framescope.device.osName) \(framescope.device.osVersion)")
+        for file in metrickit {
+            do {
+                try framescope.forwardMetricKitPayload(try Data(contentsOf: URL(fileURLWithPath: file)))
+            } catch {
+                throw ValidationError("--metrickit \(file): \(error)")
+            }
         }
         var stored = 0
         framescope.onVisit = { event in
@@ -135,10 +161,12 @@ struct FramescopeExample: ParsableCommand {
         let statistics = await framescope.statistics()
         await framescope.stop()
         let delivery = statistics.delivery
-        let problems = Self.problems(delivery, emptied: delivered, timeout: timeout)
+        let problems = Self.problems(delivery, emptied: delivered, timeout: timeout) + Self.problems(statistics.metricKit)
         print("delivered: \(problems.isEmpty ? "all" : "not all"); visits stored \(stored), accepted by the collector "
               + "\(delivery.eventsAccepted), rejected \(delivery.eventsRejected); batches \(delivery.batchesDelivered) "
-              + "(\(delivery.batchesDuplicate) duplicate), retries \(delivery.retries), hangs \(statistics.hangs)")
+              + "(\(delivery.batchesDuplicate) duplicate), retries \(delivery.retries), hangs \(statistics.hangs); "
+              + "MetricKit payloads delivered \(statistics.metricKit.payloadsDelivered), "
+              + "waiting \(statistics.metricKit.pendingPayloads)")
         if !problems.isEmpty {
             var message = "FramescopeExample: not every visit was accepted by the collector:\n"
             for problem in problems { message += "  - \(problem)\n" }
@@ -159,7 +187,7 @@ struct FramescopeExample: ParsableCommand {
         let record = directory.appendingPathComponent("hang-in-progress.json")
         Task.detached {
             struct Record: Decodable {
-                struct Stack: Decodable { var samples: [FramescopeCore.HangStack.Sample] }
+                struct Stack: Decodable { var samples: [HangStack.Sample] }
                 var screen: String
                 var stack: Stack?
             }
@@ -200,6 +228,19 @@ struct FramescopeExample: ParsableCommand {
         if delivery.eventsLost > 0 {
             problems.append("\(delivery.eventsLost) visits could not be written to the disk queue: \(delivery.lastError ?? "")")
         }
+        return problems
+    }
+
+    /// Why not every MetricKit payload was delivered, one line each; empty when all were.
+    static func problems(_ metricKit: MetricKitStatistics) -> [String] {
+        var problems: [String] = []
+        if let error = metricKit.configurationError {
+            problems.append("the collector says the configuration is wrong for MetricKit payloads: \(error)")
+        } else if metricKit.pendingPayloads > 0 {
+            problems.append("\(metricKit.pendingPayloads) MetricKit payloads were not delivered (last error: \(metricKit.lastError ?? "none"))")
+        }
+        if metricKit.payloadsRefused > 0 { problems.append("the collector refused \(metricKit.payloadsRefused) MetricKit payloads") }
+        if metricKit.payloadsRejected > 0 { problems.append("the collector rejected \(metricKit.payloadsRejected) MetricKit payloads") }
         return problems
     }
 
@@ -269,9 +310,4 @@ func freezeMainThread() -> Never {
 @inline(never)
 func blackHole(_ value: UInt64) {
     if value == 42 { FileHandle.standardError.write(Data()) }
-}
-
-extension OperatingSystemVersion {
-    /// `major.minor.patch`.
-    var shortDescription: String { "\(majorVersion).\(minorVersion).\(patchVersion)" }
 }
