@@ -162,6 +162,21 @@ struct SetupTests {
         #expect(Framescope.shared == nil)
     }
 
+    @Test("A batch's body carries the sample rate and, without an app id, no id")
+    func batchEnvelope() throws {
+        let encoder = JSONEncoder()
+        let app = Array(try encoder.encode(AppInfo(version: "3.2.0", build: "320")))
+        let device = Array(try encoder.encode(DeviceInfo(model: "m", osName: "o", osVersion: "1", maxRefreshRate: 60)))
+        for rate in [0.25, 1e-05, 1] {
+            let body = DeliveryQueue.body(batchId: "b1", app: app, device: device, sampleRate: rate, events: [])
+            let batch = try JSONDecoder().decode(EventBatch.self, from: Data(body))
+            #expect(batch.sampleRate == rate && batch.app.id == nil && batch.app.version == "3.2.0")
+        }
+        let without = DeliveryQueue.body(batchId: "b1", app: app, device: device, events: [])
+        #expect(try JSONDecoder().decode(EventBatch.self, from: Data(without)).sampleRate == nil)
+        #expect(!String(decoding: app, as: UTF8.self).contains("\"id\""))
+    }
+
     // MARK: MetricKit's queue
 
     @Test("MetricKit payloads: on disk at once, oldest first, bounded, refused when empty or too large")

@@ -35,7 +35,7 @@ extension RealThreadTests {
             var delivery = quickDelivery(batchEvents: 2)
             delivery.directory = folder.url
             return Framescope.Configuration(
-                collector: collector, ingestKey: key, app: testApp, device: testDevice, sessionSampleRate: sampleRate,
+                collector: collector, ingestKey: key, app: testApp, device: testDevice, sampleRate: sampleRate,
                 tracker: ScreenTracker.Configuration(minimumVisitDuration: 0.3, minimumVisitFrames: 5),
                 // 0.05 s checks date a hang to ±25 ms (the default 0.125 s to ±62.5 ms), so
                 // the ±50 ms check below leaves room for a loaded machine.
