@@ -28,7 +28,12 @@ extension DeliveryQueue {
     static func verdict(status: Int, retryAfter: String?, body: Data, batchId: String, now: Date,
                         maximumRetryAfter: Double) -> Verdict {
         UploadVerdict.judge(status: status, retryAfter: retryAfter, body: body, now: now, maximumRetryAfter: maximumRetryAfter,
-                            what: "the collector's answer to batch \(batchId)") { body in
+                            what: "the collector's answer to batch \(batchId)", answer: answerReader(batchId: batchId))
+    }
+
+    /// Reads a 2xx body as the collector's answer naming `batchId`, or nil.
+    static func answerReader(batchId: String) -> (Data) -> Answer? {
+        { body in
             guard let answer = try? JSONDecoder().decode(Answer.self, from: body), answer.batchId == batchId else { return nil }
             return answer
         }

@@ -90,10 +90,7 @@ actor DeliveryQueue {
         events.outputFormatting = [.sortedKeys]
         events.userInfo[ScreenVisitEvent.compactReportsKey] = true
         eventEncoder = events
-        let sessionConfiguration = URLSessionConfiguration.ephemeral
-        sessionConfiguration.timeoutIntervalForRequest = configuration.requestTimeout
-        sessionConfiguration.timeoutIntervalForResource = configuration.requestTimeout
-        session = URLSession(configuration: sessionConfiguration)
+        session = UploadRequest.session(configuration)
         disk = DiskQueue(directory: directory)
         try disk.open()
         // A hang the last process died in: into the journal as an event, then the record goes.
@@ -179,9 +176,7 @@ actor DeliveryQueue {
     /// cancelled first or the actor is gone by then.
     private func after(seconds: Double, _ body: @escaping @Sendable (isolated DeliveryQueue) -> Void) -> Task<Void, Never> {
         let clock = clock
-        // At most a year: `Duration` would trap on a value past its range, and no wait here
-        // is meant to be longer (`Retry-After` is capped at an hour).
-        let wait = Duration.seconds(min(max(seconds, 0), 365 * 86_400))
+        let wait = UploadRequest.wait(seconds)
         return Task { [weak self] in
             do { try await clock.sleep(for: wait) } catch { return }
             await self?.perform(body)
@@ -315,23 +310,15 @@ actor DeliveryQueue {
     /// The wait after the `failures`-th failure in a row: `initial × 2^(failures − 1)`,
     /// capped, minus a random part of up to half, in seconds.
     private func backoff() -> Double {
-        let exponent = Double(min(failures - 1, 30))
-        let ceiling = min(configuration.maximumRetryDelay, configuration.initialRetryDelay * pow(2, exponent))
-        return ceiling * Double.random(in: 0.5...1)
+        UploadRequest.backoff(afterFailures: failures, configuration)
     }
 
     // MARK: - HTTP
 
     private func upload(_ body: [UInt8], batchId: String) async -> Verdict {
-        var request = URLRequest(url: endpoint, timeoutInterval: configuration.requestTimeout)
-        request.httpMethod = "POST"
-        request.setValue("Bearer \(ingestKey)", forHTTPHeaderField: "Authorization")
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue("gzip", forHTTPHeaderField: "Content-Encoding")
-        return await Verdict.send(request, body: body, on: session, what: "the collector's answer to batch \(batchId)") { body in
-            guard let answer = try? JSONDecoder().decode(Answer.self, from: body), answer.batchId == batchId else { return nil }
-            return answer
-        }
+        let request = UploadRequest.post(to: endpoint, ingestKey: ingestKey, timeout: configuration.requestTimeout)
+        return await Verdict.send(request, body: body, on: session, what: "the collector's answer to batch \(batchId)",
+                                  answer: Self.answerReader(batchId: batchId))
     }
 
     /// The upload body: the envelope around the events' JSON, spliced without re-encoding.

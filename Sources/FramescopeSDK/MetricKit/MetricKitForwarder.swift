@@ -85,10 +85,7 @@ actor MetricKitForwarder {
         self.configuration = configuration
         self.log = log
         self.clock = clock
-        let sessionConfiguration = URLSessionConfiguration.ephemeral
-        sessionConfiguration.timeoutIntervalForRequest = configuration.requestTimeout
-        sessionConfiguration.timeoutIntervalForResource = configuration.requestTimeout
-        session = URLSession(configuration: sessionConfiguration)
+        session = UploadRequest.session(configuration)
     }
 
     // MARK: Queueing (any thread)
@@ -240,11 +237,7 @@ actor MetricKitForwarder {
     }
 
     private func upload(_ body: [UInt8]) async -> UploadVerdict<Answer> {
-        var request = URLRequest(url: endpoint, timeoutInterval: configuration.requestTimeout)
-        request.httpMethod = "POST"
-        request.setValue("Bearer \(ingestKey)", forHTTPHeaderField: "Authorization")
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue("gzip", forHTTPHeaderField: "Content-Encoding")
+        let request = UploadRequest.post(to: endpoint, ingestKey: ingestKey, timeout: configuration.requestTimeout)
         return await UploadVerdict.send(request, body: body, on: session, what: "the collector's answer to a MetricKit payload") {
             try? JSONDecoder().decode(Answer.self, from: $0)
         }
@@ -277,9 +270,7 @@ actor MetricKitForwarder {
 
     /// `initial × 2^(failures − 1)`, capped, minus a random part of up to half, in seconds.
     private func backoff() -> Double {
-        let exponent = Double(min(failures - 1, 30))
-        let ceiling = min(configuration.maximumRetryDelay, configuration.initialRetryDelay * pow(2, exponent))
-        return ceiling * Double.random(in: 0.5...1)
+        UploadRequest.backoff(afterFailures: failures, configuration)
     }
 
     // MARK: Waiting
@@ -324,7 +315,7 @@ actor MetricKitForwarder {
     /// Runs `body` on this actor `seconds` from now on ``clock`` unless cancelled first.
     private func after(seconds: Double, _ body: @escaping @Sendable (isolated MetricKitForwarder) -> Void) -> Task<Void, Never> {
         let clock = clock
-        let wait = Duration.seconds(min(max(seconds, 0), 365 * 86_400))
+        let wait = UploadRequest.wait(seconds)
         return Task { [weak self] in
             do { try await clock.sleep(for: wait) } catch { return }
             await self?.perform(body)
