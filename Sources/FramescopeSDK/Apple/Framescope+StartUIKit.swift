@@ -30,6 +30,14 @@ extension Framescope {
     }
 }
 
+extension Framescope {
+    /// The display-link driver ``start(collector:ingestKey:configure:)`` started (for the
+    /// overlay, `showOverlay()`, and scroll callbacks, `scrollBegan(_:)`), or nil.
+    public var displayLinkDriver: DisplayLinkDriver? {
+        attachments.lazy.compactMap { $0 as? DisplayLinkDriver }.first
+    }
+}
+
 extension DisplayLinkDriver: PlatformAttachment {
     func detach() { stop() }
 }

@@ -5,9 +5,10 @@ extension View {
     /// Makes `name` the current screen each time this view appears (`onAppear`), for
     /// SwiftUI screens that no view controller names.
     ///
-    /// The SDK is the environment's `EnvironmentValues.framescope` when set,
-    /// else the one that called ``Framescope/trackScreensAutomatically(naming:)``; with
-    /// neither, nothing is reported.
+    /// The SDK is the environment's `EnvironmentValues.framescope` when set, else the one
+    /// that called ``Framescope/trackScreensAutomatically(naming:)``, else
+    /// ``Framescope/shared`` (``Framescope/start(collector:ingestKey:configure:)``); with
+    /// none, nothing is reported.
     ///
     /// ```swift
     /// WindowGroup {
@@ -24,7 +25,8 @@ extension View {
 
 extension EnvironmentValues {
     /// The SDK that `.framescopeScreen(_:)` reports to; `nil` (the default) falls back to
-    /// the one that called ``Framescope/trackScreensAutomatically(naming:)``.
+    /// the one that called ``Framescope/trackScreensAutomatically(naming:)``, then to
+    /// ``Framescope/shared``.
     public var framescope: Framescope? {
         // EnvironmentValues subscript with an EnvironmentKey, iOS 13.
         get { self[FramescopeEnvironmentKey.self] }
@@ -46,7 +48,7 @@ private struct FramescopeScreenModifier: ViewModifier {
     func body(content: Content) -> some View {
         // View.onAppear(perform:), iOS 13.
         content.onAppear {
-            (framescope ?? ScreenTracking.framescope)?.screen(name)
+            (framescope ?? ScreenTracking.framescope ?? Framescope.shared)?.screen(name)
         }
     }
 }
