@@ -67,6 +67,27 @@ public struct ClickHouseMigrator: Sendable {
                 """, engine: "ReplacingMergeTree", engineArgument: "uploaded_at", clause: "ORDER BY (app_id, image_id)",
                 shardKey: "cityHash64(app_id, image_id)")
         },
+        Migration(version: 5, name: "visits per sample rate") { topology in
+            // One row per batch and UTC day it has visits on: the batch's sample rate in parts
+            // per million and those visits (issue 35). Inserted before the batch's events, so a
+            // retried insert has the same (app_id, day, rate_ppm, batch_id) again, which
+            // ReplacingMergeTree keeps once and reads with FINAL keep once before it merges; the
+            // shard key puts copies of one batch's rows on one shard. A table, not a column of
+            // `events`: ClickHouse 18.16 has no ADD COLUMN IF NOT EXISTS, and every statement
+            // here must be idempotent (docs/decisions.md).
+            let database = topology.database
+            return topology.table("sample_rates", columns: "app_id String, day UInt32, rate_ppm UInt32, batch_id String, visits UInt32",
+                                  engine: "ReplacingMergeTree", clause: "ORDER BY (app_id, day, rate_ppm, batch_id)",
+                                  shardKey: "cityHash64(app_id, batch_id)") + [
+                // The events stored before came from SDKs that did not sample: each batch's
+                // visits per day at 1 000 000 (run again, the same rows, kept once).
+                """
+                INSERT INTO \(database).sample_rates (app_id, day, rate_ppm, batch_id, visits)
+                SELECT app_id, toUInt32(intDiv(toUInt32(hour), 86400) * 86400) AS day, toUInt32(1000000), batch_id, toUInt32(count())
+                FROM \(database).events GROUP BY app_id, day, batch_id
+                """,
+            ]
+        },
     ]
 
     /// Version 2's statements, frozen: for each level a table of aggregate states and the

@@ -241,6 +241,9 @@ public struct DashboardPages: Sendable {
         var page: Chrome
         var hasData: Bool
         var basis: String
+        /// Which sample rates the figures come from, when any visit came at a rate below 1
+        /// (``samplingNote(_:filtered:)``); `nil` when every installation measured.
+        var samplingNote: String?
         var tiles: [Tile]
         var charts: [Chart]
         var versionBars: String
@@ -277,6 +280,7 @@ public struct DashboardPages: Sendable {
         chrome.isOverview = true
         // The split by version reads the dimension-keeping rollups, the slowest read; it runs beside the others.
         async let versionGroups = queries.aggregate(app: app, query: AggregateQuery(filter: query, dimension: .appVersion))
+        async let sampleRates = queries.sampleRates(app: app, from: query.from, to: query.to)
         let total = try await queries.aggregate(app: app, query: AggregateQuery(filter: query)).first?.rollup ?? RollupValue()
         let charts = try await trendCharts(app: app, query: query, interval: filters.interval, idPrefix: "trend-",
                                            charts: [Self.hitchTrend, Self.hangTrend, Self.fpsTrend, Self.frozenTrend], thresholds: chrome.thresholds)
@@ -292,8 +296,9 @@ public struct DashboardPages: Sendable {
                                                              basis: "\(groupThousands($0.visits)) visits") },
                            unit: Figure.hitchRatio.unit, title: Figure.hitchRatio.label + " by app version")
         let breakdown = try await breakdownSection(app: app, filters: filters, query: query, base: base, chrome: chrome)
+        let filtered = query.filtersDimensions || query[.screen] != nil
         let page = OverviewPage(page: chrome, hasData: total.visits > 0,
-                                basis: Self.basis(total),
+                                basis: Self.basis(total), samplingNote: Self.samplingNote(try await sampleRates, filtered: filtered),
                                 tiles: tiles(total, thresholds: chrome.thresholds), charts: charts, versionBars: byVersion.isEmpty ? "" : bars.svg(), versions: versions,
                                 versionsNote: Self.leftOutNote(shown: byVersion.count, leftOut: versionsLeftOut, noun: "app versions",
                                                                how: "choose one in the filters"),
@@ -306,6 +311,33 @@ public struct DashboardPages: Sendable {
         let devices = rollup.devices.estimate
         let deviceText = devices > 0 ? "about \(groupThousands(devices)) device\(devices == 1 ? "" : "s"), " : ""
         return "\(deviceText)\(groupThousands(rollup.visits)) screen visits and \(groupThousands(rollup.report.frames)) frames"
+    }
+
+    /// "Figures from installations sampled at 10 % (1 200 visits) and all installations
+    /// (300 visits).": the rates the visits of `rates` (by rate, lowest first) arrived at, when
+    /// any is below 1; `nil` when every visit came from all installations. Visits are counted
+    /// as they arrived, so the sentence says so; `filtered`: the page filters its figures,
+    /// which the counts per rate (per app and day) cannot follow, and the sentence says that too.
+    static func samplingNote(_ rates: [SampleRateVisits], filtered: Bool) -> String? {
+        let counted = rates.filter { $0.visits > 0 }
+        guard !SampleRateVisits.allFull(counted) else { return nil }
+        let parts = counted.sorted { $0.sampleRate < $1.sampleRate }.map { entry in
+            let visits = "\(groupThousands(entry.visits)) visit\(entry.visits == 1 ? "" : "s")"
+            return entry.sampleRate >= 1 ? "all installations (\(visits))" : "\(percentText(entry.sampleRate)) (\(visits))"
+        }
+        let list = parts.count == 1 ? parts[0] : parts.dropLast().joined(separator: ", ") + " and " + (parts.last ?? "")
+        var note = "Figures from installations sampled at \(list); visits are counted as they arrived, not scaled up."
+        if filtered { note += " These counts are the app's over the range's days, before the filters." }
+        return note
+    }
+
+    /// A share (0–1) as a percentage to the millionth of the share, trailing zeros left out:
+    /// `0.1` → "10 %", `0.005` → "0.5 %".
+    static func percentText(_ share: Double) -> String {
+        var digits = String(format: "%.4f", share * 100)
+        while digits.hasSuffix("0") { digits.removeLast() }
+        if digits.hasSuffix(".") { digits.removeLast() }
+        return digits + "\u{202F}%"
     }
 
     func filtersFixing(_ filters: DashboardFilters, appVersion: String?) -> String {

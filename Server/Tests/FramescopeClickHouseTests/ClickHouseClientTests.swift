@@ -148,7 +148,7 @@ struct ClickHouseMigratorTests {
         let levels = ["rollups_daily", "rollups_hourly", "rollups_screen_daily", "rollups_screen_hourly", "rollups_tag_daily", "rollups_tag_hourly"]
         var expectedTables: [String] = ["batches", "control", "dimension_values", "events", "hangs"]
         for level in levels { expectedTables += [level, level + "_mv"] }
-        expectedTables += ["schema_migrations", "symbol_tables"]
+        expectedTables += ["sample_rates", "schema_migrations", "symbol_tables"]
         #expect(tables == expectedTables)
         #expect(try await migrator.migrate() == [], "nothing applied twice")
         #expect(try await migrator.appliedVersions() == known)
@@ -192,5 +192,39 @@ struct ClickHouseMigratorTests {
         // A version from a newer Framescope: refused, naming it.
         try await client.execute("INSERT INTO fs_migrate.schema_migrations SELECT 999, 'from the future', now()")
         await #expect(throws: ClickHouseSchemaError.self) { _ = try await migrator.migrate() }
+    }
+    @Test("Version 5 counts the events stored before it at rate 1, per batch and day; its statements run again change nothing")
+    func sampleRatesOfEarlierEvents() async throws {
+        let server = try await SharedClickHouse.shared.server()
+        let database = SharedClickHouse.freshDatabase()
+        let client = ClickHouseClient(location: server.location(database: database))
+        // The schema as a Framescope before version 5 left it, with events in it.
+        let topology = ClickHouseTopology(location: client.location)
+        try await client.execute("CREATE DATABASE IF NOT EXISTS \(database)", inDatabase: false)
+        try await client.execute("""
+            CREATE TABLE IF NOT EXISTS \(database).schema_migrations (version UInt32, name String, applied_at DateTime('UTC'))
+            ENGINE = MergeTree ORDER BY version
+            """)
+        for migration in ClickHouseMigrator.migrations where migration.version < 5 {
+            for statement in migration.statements(topology) { try await client.execute(statement) }
+            try await client.execute("INSERT INTO \(database).schema_migrations SELECT \(migration.version), 'before', now()")
+        }
+        let day = 1_795_046_400  // 2026-11-19T00:00:00Z
+        try await client.execute("""
+            INSERT INTO \(database).events (app_id, batch_id, event_id, started_at, screen, payload) VALUES
+            ('shop', 'b1', 1, \(day + 600), 'Feed', '{}'), ('shop', 'b1', 2, \(day + 86_390), 'Feed', '{}'),
+            ('shop', 'b1', 3, \(day + 86_410), 'Feed', '{}'), ('shop', 'b2', 4, \(day + 7200), 'Chat', '{}'),
+            ('other', 'b1', 5, \(day + 600), 'Feed', '{}')
+            """)
+        #expect(try await ClickHouseMigrator(client: client).migrate() == [5])
+        let rows = "SELECT app_id, toString(day), toString(rate_ppm), batch_id, toString(visits) FROM sample_rates FINAL ORDER BY app_id, day, batch_id"
+        let expected = [["other", "\(day)", "1000000", "b1", "1"], ["shop", "\(day)", "1000000", "b1", "2"],
+                        ["shop", "\(day)", "1000000", "b2", "1"], ["shop", "\(day + 86_400)", "1000000", "b1", "1"]]
+        #expect(try await client.rows(rows) == expected)
+        // Two collectors migrating at once both run it: the same rows, read once.
+        for statement in ClickHouseMigrator.migrations[4].statements(topology) { try await client.execute(statement) }
+        #expect(try await client.rows(rows) == expected)
+        let store = try await ClickHouseStore(client: client)
+        #expect(try await store.sampleRates(app: "shop", from: Double(day), to: Double(day + 2 * 86_400)) == [SampleRateVisits(sampleRate: 1, visits: 4)])
     }
 }

@@ -49,15 +49,17 @@ struct ClickHouseStoreTests {
         #expect(try await store.rawEventCount(app: "shop") == 8)
         let day = ScreenQuery(from: first.receivedAt - 86_400, to: first.receivedAt + 3600)
         #expect(try await store.screens(app: "shop", query: day).map(\.visits) == [8])
+        #expect(try await store.sampleRates(app: "shop", from: day.from, to: day.to) == [SampleRateVisits(sampleRate: 1, visits: 8)])
         #expect(try await store.ingest(first) == IngestResult(stored: 0, duplicate: true))
     }
 
-    @Test("Cluster: the same batch inserted twice as one block (a retry racing its first attempt) is stored once, raw and rollups")
+    @Test("Cluster: the same batch inserted twice as one block (a retry racing its first attempt) is stored once, raw, rollups and sample rates")
     func replicatedBlock() async throws {
         let cluster = try await SharedClickHouse.shared.cluster()
         let store = try await ClickHouseStore(client: ClickHouseClient(location: cluster.location(database: SharedClickHouse.freshDatabase())))
         _ = try await store.createApp(name: "Shop", id: "shop")
-        let batch = Self.batch("b1", count: 4)
+        var batch = Self.batch("b1", count: 4)
+        batch.sampleRatePPM = 100_000
         // Two collectors take the same batch at once: neither sees it stored, both insert it.
         async let one = store.ingest(batch)
         async let two = store.ingest(batch)
@@ -66,6 +68,7 @@ struct ClickHouseStoreTests {
         #expect(try await store.rawEventCount(app: "shop") == 4)
         let day = ScreenQuery(from: batch.receivedAt - 86_400, to: batch.receivedAt + 3600)
         #expect(try await store.screens(app: "shop", query: day).map(\.visits) == [4])
+        #expect(try await store.sampleRates(app: "shop", from: day.from, to: day.to) == [SampleRateVisits(sampleRate: 0.1, visits: 4)])
     }
 
     @Test("A store that cannot reach ClickHouse fails with a 503 error, never a crash")

@@ -69,6 +69,14 @@ struct DashboardTests {
             #expect(html.contains("Based on about \(groupThousands(percentiles.devices)) devices, \(groupThousands(percentiles.visits)) screen visits"))
             #expect(abs(percentiles.devices - 40) <= 3, "\(percentiles.devices) devices estimated for 40")
             #expect(attributeValues(html, element: "tr", attribute: "data-version") == ["3.0.0", "3.1.0", "3.2.0"])
+            // The demo's newest release samples a quarter of its installations: the page says
+            // which rates its figures come from, with the query API's counts.
+            let rates = try await queries.sampleRates(app: "demo", from: query.from, to: query.to)
+            #expect(rates.map(\.sampleRate) == [0.25, 1])
+            #expect(rates.reduce(0) { $0 + $1.visits } == percentiles.visits, "every visit counted at one rate")
+            let note = "Figures from installations sampled at 25\u{202F}% (\(groupThousands(rates[0].visits)) visits) and all installations"
+                + " (\(groupThousands(rates[1].visits)) visits); visits are counted as they arrived, not scaled up."
+            #expect(html.contains("<p class=\"basis\" id=\"sampling-note\">\(note)</p>"))
             #expect(html.components(separatedBy: "class=\"point\"").count - 1 >= 2 * 10, "trend points")
 
             // Screens: worst first, as the worst-screens query ranks them.
@@ -126,6 +134,38 @@ struct DashboardTests {
             #expect(signOut.status == .seeOther)
             #expect(signOut.headers[values: .setCookie].contains { $0.contains("Max-Age=0") })
         }
+    }
+
+    @Test("The overview says which sample rates its figures come from when any is below 1, nothing when all are 1; a filtered page says the counts are before filters")
+    func samplingNote() async throws {
+        let store = try SQLiteStore(inMemoryWith: CardinalityLimits())
+        _ = try await store.createApp(name: "Shop", id: "shop")
+        let pages = try DashboardPages(store: store)
+        let now = StoreContractTests.now
+        func overview(_ parameters: [String: String] = [:]) async throws -> String {
+            try await pages.overview(app: "shop", filters: DashboardFilters(parameters: parameters), now: now)
+        }
+        var full = StoreContractTests.ingestBatch(makeBatch(id: "full", count: 3, start: now - 7200))
+        full.sampleRatePPM = SampleRate.full
+        _ = try await store.ingest(full)
+        let unsampled = try await overview()
+        #expect(unsampled.contains("Based on ") && !unsampled.contains("sampling-note") && !unsampled.contains("sampled at"))
+
+        var tenth = StoreContractTests.ingestBatch(makeBatch(id: "tenth", count: 2, start: now - 3600))
+        tenth.sampleRatePPM = 100_000
+        var one = StoreContractTests.ingestBatch(makeBatch(id: "one", count: 1, start: now - 3000))
+        one.sampleRatePPM = 5_000
+        _ = try await store.ingest([tenth, one])
+        let sampled = try await overview()
+        #expect(sampled.contains("<p class=\"basis\" id=\"sampling-note\">Figures from installations sampled at 0.5\u{202F}% (1 visit), "
+                                 + "10\u{202F}% (2 visits) and all installations (3 visits); visits are counted as they arrived, not scaled up.</p>"))
+        let filtered = try await overview(["appVersion": "1.0"])
+        #expect(filtered.contains("not scaled up. These counts are the app&#39;s over the range&#39;s days, before the filters.</p>"), "escaped as every text")
+        #expect(DashboardPages.samplingNote([SampleRateVisits(sampleRate: 0.1, visits: 1_200)], filtered: false)
+                == "Figures from installations sampled at 10\u{202F}% (1\u{202F}200 visits); visits are counted as they arrived, not scaled up.")
+        #expect(DashboardPages.samplingNote([SampleRateVisits(sampleRate: 1, visits: 5)], filtered: true) == nil)
+        #expect(DashboardPages.samplingNote([], filtered: false) == nil)
+        #expect(DashboardPages.percentText(0.333333) == "33.3333\u{202F}%" && DashboardPages.percentText(0.000001) == "0.0001\u{202F}%")
     }
 
     @Test("Charts: gaps break the line, every point has its value and unit, labels are escaped, axes are round")

@@ -127,7 +127,7 @@ struct FatalHangIngestTests {
     func decoderAgreement() throws {
         let body = Array(try Self.body("x", fatal: [Self.fatalHang(), Self.fatalHang(id: "y")], visits: 2).readableBytesView)
         let expected = WireBatchDecoderTests.reference(body)
-        guard case let .batch(_, _, _, events) = expected else {
+        guard case let .batch(_, _, _, _, events) = expected else {
             Issue.record("refused: \(expected)")
             return
         }

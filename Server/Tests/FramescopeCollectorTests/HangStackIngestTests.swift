@@ -24,7 +24,7 @@ struct HangStackIngestTests {
     func decoderAgreement(spelling: WireBatchDecoderTests.Spelling) throws {
         let body = try WireBatchDecoderTests.encode(Self.stackedBatch(), compact: spelling.compactReports, formatting: spelling.formatting)
         let expected = WireBatchDecoderTests.reference(body)
-        guard case let .batch(_, _, _, events) = expected, case let .decoded(first) = events.first else {
+        guard case let .batch(_, _, _, _, events) = expected, case let .decoded(first) = events.first else {
             Issue.record("the reference refused the batch: \(expected)")
             return
         }

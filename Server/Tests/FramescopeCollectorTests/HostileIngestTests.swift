@@ -67,7 +67,7 @@ struct HostileIngestTests {
     static let now = CollectorRouteTests.now
 
     func ingestBatch(_ batch: EventBatch) -> IngestBatch {
-        IngestBatch(app: batch.app.id, batchId: batch.batchId, appVersion: batch.app.version, osVersion: batch.device.osVersion,
+        IngestBatch(app: batch.app.id ?? "shop", batchId: batch.batchId, appVersion: batch.app.version, osVersion: batch.device.osVersion,
                     deviceModel: batch.device.model, events: batch.events.map { ($0, ISO8601.parse($0.startedAt) ?? 0) },
                     rawEvents: batch.events.map { _ in "{}" }, receivedAt: Self.now)
     }

@@ -41,8 +41,10 @@ struct OpenAPIRegistryTests {
     func dimensions() throws {
         // The app's settings (thresholds) are not a data query: they take no filters.
         // Nor are its alerts and webhooks (an alert holds the figures as they were evaluated),
-        // nor the list of its declared tag keys, nor its uploaded symbols.
-        let settingsPaths = ["/thresholds", "/alerts", "/alerts/{id}/acknowledge", "/webhooks", "/webhooks/{id}", "/tags", "/symbols"].map { "/v1/apps/{app}" + $0 }
+        // nor the list of its declared tag keys, nor its uploaded symbols, nor its visits per
+        // sample rate (counted per app and day, no dimension).
+        let settingsPaths = ["/thresholds", "/alerts", "/alerts/{id}/acknowledge", "/webhooks", "/webhooks/{id}", "/tags", "/symbols", "/sample-rates"]
+            .map { "/v1/apps/{app}" + $0 }
         let readPaths = (object("paths") as? [String: Any] ?? [:]).keys.filter { $0.hasPrefix("/v1/apps/{app}/") && !settingsPaths.contains($0) }.sorted()
         #expect(readPaths.count == 8, "the rollup routes, metrickit, the export and hangs")
         // The rollup routes also take one declared tag's filter, tag.KEY=VALUE (a name OpenAPI
@@ -154,6 +156,21 @@ struct OpenAPIRegistryTests {
                                     from: "", to: "", createdAt: "", acknowledgedAt: nil, deliveries: [])
         let encoded = try JSONSerialization.jsonObject(with: Data(try WebhookPayload(alert, publicURL: "http://x").encoded())) as? [String: Any]
         #expect(payloadKeys == encoded?.keys.sorted())
+    }
+
+    @Test("Sample rates: the batch's sampleRate and optional app.id as the collector reads them; the route takes whole days and no filter")
+    func sampleRates() throws {
+        let rate = object("components", "schemas", "EventBatch", "properties", "sampleRate") as? [String: Any]
+        #expect(rate?["type"] as? String == "number" && rate?["maximum"] as? Int == 1 && rate?["exclusiveMinimum"] as? Bool == true)
+        #expect((object("components", "schemas", "EventBatch", "required") as? [String])?.contains("sampleRate") == false)
+        #expect((object("components", "schemas", "AppInfo", "required") as? [String])?.contains("id") == false)
+        #expect(object("paths", "/v1/apps/{app}/sample-rates", "get", "security") as? [[String: [String]]] == [["readKey": []]])
+        let names = parameters(of: "/v1/apps/{app}/sample-rates").compactMap { $0["name"] as? String }
+        #expect(names == ["app", "from", "to"])
+        let encoded = try JSONSerialization.jsonObject(with: JSONEncoder().encode(SampleRatesResponse(sampleRates: [SampleRateVisits(sampleRate: 0.1, visits: 3)])))
+        let entry = ((encoded as? [String: Any])?["sampleRates"] as? [[String: Any]])?.first
+        let documented = object("components", "schemas", "SampleRatesResponse", "properties", "sampleRates", "items", "required") as? [String]
+        #expect(entry.map { Set($0.keys) } == documented.map(Set.init))
     }
 
     @Test("Verdicts use Core's words")

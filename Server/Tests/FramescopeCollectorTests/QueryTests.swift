@@ -396,4 +396,6 @@ struct EmptyStore: CollectorQueries.Store {
     func storeSymbols(app: String, images: [SymbolUpload.Image], now: Double) async throws {}
     func symbolImages(app: String) async throws -> [SymbolImageRecord] { [] }
     func symbolTables(app: String, ids: Set<String>) async throws -> [String: SymbolTableBlob] { [:] }
+    func sampleRates(app: String, from: Double, to: Double) async throws -> [SampleRateVisits] { [] }
+    func deleteSampleRates(before cutoff: Double) async throws -> Int { 0 }
 }

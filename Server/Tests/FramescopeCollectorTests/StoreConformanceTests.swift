@@ -19,7 +19,8 @@ struct StoreConformanceTests {
     static let hostileArm = "con'trol\\\t\\'"
 
     /// Three days of visits from eight devices: four screens (hostile names included), two
-    /// versions, two models, power and thermal states, 60 and 120 Hz, a declared tag.
+    /// versions, two models, power and thermal states, 60 and 120 Hz, a declared tag, four
+    /// sample rates.
     static func batches() -> [IngestBatch] {
         var batches: [IngestBatch] = []
         var seed: UInt64 = 1
@@ -48,6 +49,7 @@ struct StoreConformanceTests {
                                         rawEvents: events.map { String(decoding: (try? encoder.encode($0.event)) ?? Data(), as: UTF8.self) }, receivedAt: now)
                 batch.installationId = "install-\(device)"
                 batch.maxRefreshRate = device % 3 == 0 ? 120 : 60
+                batch.sampleRatePPM = [SampleRate.full, 100_000, 333_333, 1][device % 4]
                 batches.append(batch)
             }
         }
@@ -104,6 +106,9 @@ struct StoreConformanceTests {
             lines.append("values \(dimension): \(try await store.dimensionValues(app: "shop", dimension: dimension, from: range.from, to: range.to))")
         }
         lines.append("tag values: \(try await store.tagValues(app: "shop", key: "experiment", from: range.from, to: range.to))")
+        for (name, query) in [("all", range), ("edges", edges)] {
+            lines.append("\(name) sample rates: \(try await queries.sampleRates(app: "shop", from: query.from, to: query.to))")
+        }
         lines.append("raw events: \(try await store.rawEventCount(app: "shop"))")
         let export = EventQuery(screens: range, tags: ["build": "b2'; DROP TABLE events; --"])
         var exported = 0

@@ -242,6 +242,49 @@ struct StoreContractTests {
         _ = keepAlive
     }
 
+    @Test("Visits per sample rate: by rate over the range's days, each batch once (retried in a flush or later); old days deleted whole",
+          arguments: Kind.allCases)
+    func sampleRates(_ kind: Kind) async throws {
+        let (store, keepAlive) = try await kind.make()
+        _ = try await store.createApp(name: "Shop", id: nil)
+        _ = try await store.createApp(name: "Other", id: nil)
+        func batch(_ id: String, count: Int, start: Double, rate: Int, app: String = "shop") -> IngestBatch {
+            var batch = Self.ingestBatch(makeBatch(id: id, app: app, count: count, start: start), app: app)
+            batch.sampleRatePPM = rate
+            return batch
+        }
+        // Today (2026-11-20), yesterday and the day before; a batch across midnight counts on each day.
+        let sampled = batch("sampled", count: 3, start: Self.now - 7200, rate: 100_000)
+        let full = batch("full", count: 2, start: Self.now - 3600, rate: SampleRate.full)
+        let yesterday = batch("yesterday", count: 1, start: Self.now - 86_400, rate: 100_000)
+        let third = batch("third", count: 2, start: Self.now - 86_400 + 3600, rate: 333_333)
+        let older = batch("older", count: 3, start: Self.now - 2 * 86_400, rate: 100_000)
+        let midnight = (Self.now / 86_400).rounded(.down) * 86_400
+        let across = batch("across", count: 3, start: midnight - 90, rate: 250_000)
+        let theirs = batch("theirs", count: 4, start: Self.now - 600, rate: 500_000, app: "other")
+        let results = try await store.ingest([sampled, full, sampled, yesterday, third, older, across, theirs])
+        #expect(results.map(\.duplicate) == [false, false, true, false, false, false, false, false])
+        #expect(try await store.ingest([sampled, full]).allSatisfy(\.duplicate))
+
+        let today = try await store.sampleRates(app: "shop", from: Self.now - 3600, to: Self.now)
+        #expect(today == [SampleRateVisits(sampleRate: 0.1, visits: 3), SampleRateVisits(sampleRate: 0.25, visits: 1), SampleRateVisits(sampleRate: 1, visits: 2)])
+        let twoDays = try await store.sampleRates(app: "shop", from: Self.now - 86_400, to: Self.now)
+        #expect(twoDays == [SampleRateVisits(sampleRate: 0.1, visits: 4), SampleRateVisits(sampleRate: 0.25, visits: 3),
+                            SampleRateVisits(sampleRate: 0.333333, visits: 2), SampleRateVisits(sampleRate: 1, visits: 2)])
+        let threeDays = try await store.sampleRates(app: "shop", from: Self.now - 2 * 86_400, to: Self.now)
+        #expect(threeDays.first == SampleRateVisits(sampleRate: 0.1, visits: 7))
+        #expect(try await store.sampleRates(app: "other", from: Self.now - 86_400, to: Self.now) == [SampleRateVisits(sampleRate: 0.5, visits: 4)])
+        #expect(try await store.sampleRates(app: "nobody", from: Self.now - 86_400, to: Self.now).isEmpty)
+        #expect(try await store.sampleRates(app: "shop", from: Self.now - 10 * 86_400, to: Self.now - 3 * 86_400).isEmpty)
+
+        // A cutoff inside yesterday deletes the day before's counts only (its raw events are
+        // all gone then; yesterday's are not); a second call finds nothing.
+        #expect(try await store.deleteSampleRates(before: midnight - 3600) == 1)
+        #expect(try await store.deleteSampleRates(before: midnight - 3600) == 0)
+        #expect(try await store.sampleRates(app: "shop", from: Self.now - 2 * 86_400, to: Self.now) == twoDays)
+        _ = keepAlive
+    }
+
     @Test("Retention deletes raw events and keeps rollups; a forgotten batch id can be stored again", arguments: Kind.allCases)
     func retentionAndLedger(_ kind: Kind) async throws {
         let (store, keepAlive) = try await kind.make()

@@ -110,5 +110,12 @@ struct StoreFixtureTests {
             let then = try JSONSerialization.jsonObject(with: Data(recorded.body.utf8)) as? NSObject
             #expect(now != nil && now == then, "\(request): now \(answer.body)\nthen \(recorded.body)")
         }
+        // Migration v17 counted every visit stored before it at rate 1, on the day it started.
+        let visits = try await store.rawEventCount(app: "demo")
+        #expect(visits > 0)
+        #expect(try await store.sampleRates(app: "demo", from: Self.now - 7 * 86_400, to: Self.now) == [SampleRateVisits(sampleRate: 1, visits: visits)])
+        let lastDay = try await store.sampleRates(app: "demo", from: Self.now - 86_400, to: Self.now)
+        let lastDayVisits = try await store.screens(app: "demo", query: ScreenQuery(from: Self.now - 86_400, to: Self.now)).reduce(0) { $0 + $1.visits }
+        #expect(lastDay == [SampleRateVisits(sampleRate: 1, visits: lastDayVisits)])
     }
 }

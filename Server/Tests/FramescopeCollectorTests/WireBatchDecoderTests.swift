@@ -12,12 +12,12 @@ import Testing
 struct WireBatchDecoderTests {
     /// What decoding a body gave, in comparable form.
     enum Outcome: Equatable, CustomStringConvertible {
-        case batch(id: String, app: AppInfo, device: DeviceInfo, events: [EventOutcome])
+        case batch(id: String, app: AppInfo, device: DeviceInfo, sampleRate: Double?, events: [EventOutcome])
         case failure(code: String, field: String?, message: String)
 
         var description: String {
             switch self {
-            case let .batch(id, _, _, events): "batch \(id): \(events)"
+            case let .batch(id, app, _, rate, events): "batch \(id) app \(app.id ?? "-") rate \(rate.map { String($0) } ?? "-"): \(events)"
             case let .failure(code, field, message): "\(code) at \(field ?? "-"): \(message)"
             }
         }
@@ -31,7 +31,7 @@ struct WireBatchDecoderTests {
     }
 
     static func outcome(_ batch: WireBatch) -> Outcome {
-        .batch(id: batch.batchId, app: batch.app, device: batch.device, events: batch.events.map { lossy in
+        .batch(id: batch.batchId, app: batch.app, device: batch.device, sampleRate: batch.sampleRate, events: batch.events.map { lossy in
             switch lossy.result {
             case let .success(.visit(event)): .decoded(event)
             case let .success(.fatalHang(event)): .fatalHang(event)
@@ -77,10 +77,11 @@ struct WireBatchDecoderTests {
     }
 
     /// A batch with every optional part exercised: hangs, resources, tags (with escapes
-    /// and non-ASCII text), events with and without motion.
+    /// and non-ASCII text), events with and without motion, a sample rate.
     static func richBatch(count: Int = 4) -> EventBatch {
         var batch = makeBatch(id: "rich-1", count: count, start: 1_790_000_000)
         batch.device.installationId = "install_01"
+        batch.sampleRate = 0.25
         for index in batch.events.indices {
             batch.events[index].hangs = index % 2 == 0 ? [HangRecord(offset: 0.25 * Double(index), duration: 0.3125), HangRecord(offset: 1e-3, duration: 2)] : []
             batch.events[index].context.tags = ["plan": "pro/annual", "lang": "fr-FR", "note": "naïve \"quoted\"\n\u{1}", "emoji": "🚀"]
@@ -122,13 +123,32 @@ struct WireBatchDecoderTests {
     func validBatches(spelling: Spelling) throws {
         let body = try Self.encode(Self.richBatch(), compact: spelling.compactReports, formatting: spelling.formatting)
         let expected = Self.reference(body)
-        guard case let .batch(_, _, _, events) = expected else {
+        guard case let .batch(_, _, _, _, events) = expected else {
             Issue.record("the reference refused a valid batch: \(expected)")
             return
         }
         #expect(events.allSatisfy { if case .decoded = $0 { true } else { false } })
         #expect(Self.current(body) == expected)
         #expect(Self.fastPathTaken(body), "a valid batch takes the specialised path (JSON reports event by event)")
+    }
+
+    @Test("A batch without app.id (the key's app) and with a sample rate decodes to what JSONDecoder gives, on the specialised path",
+          arguments: Spelling.allCases)
+    func appFromKeyAndSampleRate(spelling: Spelling) throws {
+        var batch = Self.richBatch(count: 2)
+        batch.app.id = nil
+        batch.sampleRate = 0.1
+        let body = try Self.encode(batch, compact: spelling.compactReports, formatting: spelling.formatting)
+        #expect(!String(decoding: body, as: UTF8.self).contains(#""id":"shop""#), "an absent id is left out, not sent")
+        let expected = Self.reference(body)
+        guard case let .batch(_, app, _, rate, events) = expected else {
+            Issue.record("the reference refused a batch without app.id: \(expected)")
+            return
+        }
+        #expect(app.id == nil && app.version == "1.0" && rate == 0.1)
+        #expect(events.allSatisfy { if case .decoded = $0 { true } else { false } })
+        #expect(Self.current(body) == expected)
+        #expect(Self.fastPathTaken(body))
     }
 
     @Test("The load test's batches take the specialised path")
@@ -183,6 +203,23 @@ struct WireBatchDecoderTests {
             ("maxRefreshRate string", body(event, envelope: envelope.replacingOccurrences(of: "60", with: "\"60\""))),
             ("maxRefreshRate leading zero", body(event, envelope: envelope.replacingOccurrences(of: "60", with: "060"))),
             ("installationId null", body(event, envelope: envelope.replacingOccurrences(of: "\"osVersion\":\"18.1\"", with: "\"osVersion\":\"18.1\",\"installationId\":null"))),
+            ("app without id", body(event, envelope: envelope.replacingOccurrences(of: #""id":"shop","#, with: ""))),
+            ("app id null", body(event, envelope: envelope.replacingOccurrences(of: #""id":"shop""#, with: #""id":null"#))),
+            ("app id number", body(event, envelope: envelope.replacingOccurrences(of: #""id":"shop""#, with: #""id":7"#))),
+            ("duplicate app id", body(event, envelope: envelope.replacingOccurrences(of: #""id":"shop""#, with: #""id":"shop","id":null"#))),
+            ("sampleRate 0.1", body(event, id: #""batchId":"b1","sampleRate":0.1"#)),
+            ("sampleRate 1", body(event, id: #""batchId":"b1","sampleRate":1"#)),
+            ("sampleRate 1e-3", body(event, id: #""batchId":"b1","sampleRate":1e-3"#)),
+            ("sampleRate 0", body(event, id: #""batchId":"b1","sampleRate":0"#)),
+            ("sampleRate -0.5", body(event, id: #""batchId":"b1","sampleRate":-0.5"#)),
+            ("sampleRate 2", body(event, id: #""batchId":"b1","sampleRate":2"#)),
+            ("sampleRate null", body(event, id: #""batchId":"b1","sampleRate":null"#)),
+            ("sampleRate after events", String(body(event).dropLast()) + #","sampleRate":0.5}"#),
+            ("sampleRate string", body(event, id: #""batchId":"b1","sampleRate":"0.1""#)),
+            ("sampleRate true", body(event, id: #""batchId":"b1","sampleRate":true"#)),
+            ("sampleRate object", body(event, id: #""batchId":"b1","sampleRate":{}"#)),
+            ("sampleRate 1e400", body(event, id: #""batchId":"b1","sampleRate":1e400"#)),
+            ("duplicate sampleRate", body(event, id: #""batchId":"b1","sampleRate":0.1,"sampleRate":1"#)),
             ("installationId number", body(event, envelope: envelope.replacingOccurrences(of: "\"osVersion\":\"18.1\"", with: "\"osVersion\":\"18.1\",\"installationId\":5"))),
             ("escaped key", body(event, id: #""batch\u0049d":"b1""#)),
             ("escaped values", body(event, id: #""batchId":"b\u0031""#)),
@@ -253,7 +290,8 @@ struct WireBatchDecoderTests {
     /// JSONDecoder and the repeated-member check.
     static let takesFastPath: Set<String> = [
         "plain", "two events", "no events", "trailing whitespace", "leading whitespace", "maxRefreshRate -0",
-        "installationId null", "escaped values", "unicode escapes", "raw non-ASCII", "empty screen", "kind other", "tags", "hangs",
+        "installationId null", "app without id", "app id null", "sampleRate 0.1", "sampleRate 1", "sampleRate 1e-3", "sampleRate 0",
+        "sampleRate -0.5", "sampleRate 2", "sampleRate null", "sampleRate after events", "escaped values", "unicode escapes", "raw non-ASCII", "empty screen", "kind other", "tags", "hangs",
         "resources", "resources null", "mainThreadHitches", "mainThreadHitches null", "motionData null", "motionData", "motion null beats motionData", "motion null beats bad motionData",
         "reportData escaped slashes", "unknown event key", "resources samples 4.0",
         "duration 0", "duration -0", "duration -0.0", "duration 0.0", "duration 1", "duration 10", "duration 1.5", "duration 1e0",
@@ -302,7 +340,7 @@ struct WireBatchDecoderTests {
             let expected = Self.reference(edited)
             #expect(Self.current(edited) == expected, "trial \(trial)")
             if Self.fastPathTaken(edited) {
-                guard case let .batch(_, _, _, events) = expected,
+                guard case let .batch(_, _, _, _, events) = expected,
                       events.allSatisfy({ if case .decoded = $0 { true } else { false } }) else {
                     Issue.record("trial \(trial): the fast path accepted a body JSONDecoder does not decode whole")
                     continue
@@ -330,7 +368,7 @@ struct WireBatchDecoderTests {
             let body = Array(try encoder.encode(batch))
             let current = Self.current(body)
             #expect(current == Self.reference(body), "\(value)")
-            if case let .batch(_, _, _, events) = current, case let .decoded(decoded) = events.first {
+            if case let .batch(_, _, _, _, events) = current, case let .decoded(decoded) = events.first {
                 #expect(decoded.duration.bitPattern == value.bitPattern, "\(value)")
             }
             #expect(Self.fastPathTaken(body), "\(value)")
@@ -346,7 +384,7 @@ struct WireBatchDecoderTests {
         body = Array(text.utf8)
         let current = Self.current(body)
         #expect(current == Self.reference(body))
-        guard case let .batch(_, _, _, events) = current else {
+        guard case let .batch(_, _, _, _, events) = current else {
             Issue.record("the batch was refused: \(current)")
             return
         }

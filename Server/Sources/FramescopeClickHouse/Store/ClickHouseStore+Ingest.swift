@@ -2,9 +2,9 @@ import Foundation
 import FramescopeCollector
 import FramescopeCore
 
-/// Ingest: new batches as `INSERT … FORMAT RowBinary` into `events`, then their ledger rows:
-/// on one server a flush in one insert, on a cluster each batch in one (one block, which a
-/// replicated table deduplicates on a retry).
+/// Ingest: new batches as `INSERT … FORMAT RowBinary` into `events` (after their hangs and
+/// their visits per sample rate), then their ledger rows: on one server a flush in one insert,
+/// on a cluster each batch in one (one block, which a replicated table deduplicates on a retry).
 extension ClickHouseStore {
     /// The columns of an `events` insert, in order (`hour` is computed by the server).
     static let eventColumns = ["app_id", "batch_id", "event_id", "started_at"] + QueryDimension.all.map(\.storeColumn)
@@ -100,6 +100,8 @@ extension ClickHouseStore {
             for (app, stored) in Dictionary(grouping: inserts, by: \.batch.app) {
                 try await insertHangs(stored.flatMap(\.hangs), app: app)
             }
+            // Visits per sample rate too: a retry inserts them again, which FINAL reads once.
+            try await insertSampleRates(inserts.map(\.batch))
             let rows = inserts.reduce(into: [UInt8]()) { $0 += $1.rows }
             if !rows.isEmpty {
                 try await client.insert(into: "events", columns: Self.eventColumns, rows: rows, settings: insertSettings)
@@ -118,6 +120,7 @@ extension ClickHouseStore {
                 }
                 group.addTask {
                     try await self.insertHangs(insert.hangs, app: insert.batch.app)
+                    try await self.insertSampleRates([insert.batch])
                     if !insert.rows.isEmpty {
                         try await self.client.insert(into: "events", columns: Self.eventColumns, rows: insert.rows, settings: self.insertSettings)
                     }

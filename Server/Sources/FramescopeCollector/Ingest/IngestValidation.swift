@@ -75,9 +75,13 @@ public struct IngestResponse: Sendable, Hashable, Codable {
 /// one bad event does not lose the others.
 struct WireBatch: Decodable {
     var batchId: String
+    /// The app; its `id` may be absent (or `null`): the batch is then the ingest key's app's.
     var app: AppInfo
     var device: DeviceInfo
     var events: [LossyEvent]
+    /// The share of installations that measure (``EventBatch/sampleRate``), as sent: absent
+    /// or `null` is 1; validation refuses anything outside (0, 1].
+    var sampleRate: Double?
 
     struct LossyEvent: Decodable {
         /// An event of one of version 1's kinds.
@@ -126,8 +130,14 @@ struct IngestValidator {
         guard !id.isEmpty, id.count <= 64, id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
             throw CollectorError(.badRequest, .invalidField, field: "batchId", message: "batchId must be 1–64 letters, digits, '-' or '_'")
         }
-        guard batch.app.id == app else {
-            throw CollectorError(.forbidden, .wrongApp, field: "app.id", message: "this ingest key belongs to app '\(app)', not '\(batch.app.id)'")
+        // Without an id the batch is the key's app's; with one it must name that app.
+        if let named = batch.app.id, named != app {
+            throw CollectorError(.forbidden, .wrongApp, field: "app.id", message: "this ingest key belongs to app '\(app)', not '\(named)'")
+        }
+        let sampleRate = batch.sampleRate ?? 1
+        guard sampleRate.isFinite, sampleRate > 0, sampleRate <= 1 else {
+            throw CollectorError(.badRequest, .invalidField, field: "sampleRate",
+                                 message: "sampleRate must be a number above 0 and at most 1 (the share of installations that measure)")
         }
         let appVersion = CanonicalText.nfc(batch.app.version), build = CanonicalText.nfc(batch.app.build)
         let model = CanonicalText.nfc(batch.device.model), osName = CanonicalText.nfc(batch.device.osName)
@@ -204,6 +214,7 @@ struct IngestValidator {
                                  deviceModel: model, events: accepted, rawEvents: raw, receivedAt: now)
         ingest.installationId = batch.device.installationId
         ingest.maxRefreshRate = batch.device.maxRefreshRate
+        ingest.sampleRatePPM = SampleRate.partsPerMillion(of: sampleRate)
         ingest.fatalHangs = fatalHangs
         ingest.stacksDropped = stacksDropped
         return (ingest, rejected)

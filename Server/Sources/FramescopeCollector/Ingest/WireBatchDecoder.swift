@@ -49,6 +49,7 @@ struct WireJSONParser {
         var app: AppInfo?
         var device: DeviceInfo?
         var events: [WireBatch.LossyEvent]?
+        var sampleRate: Double?
         var seen = Seen()
         try scanner.beginObject()
         if !scanner.isEmptyObject() {
@@ -66,6 +67,10 @@ struct WireJSONParser {
                 } else if scanner.matches(key, "events") {
                     try seen.insert(3)
                     events = try eventList()
+                } else if scanner.matches(key, "sampleRate") {
+                    // A number, or `null` (absent); its range is validation's.
+                    try seen.insert(4)
+                    sampleRate = try scanner.null() ? nil : try scanner.double()
                 } else {
                     throw Decline()
                 }
@@ -73,10 +78,10 @@ struct WireJSONParser {
         }
         scanner.skipWhitespace()
         guard scanner.index == scanner.bytes.count, let batchId, let app, let device, let events else { throw Decline() }
-        return WireBatch(batchId: batchId, app: app, device: device, events: events)
+        return WireBatch(batchId: batchId, app: app, device: device, events: events, sampleRate: sampleRate)
     }
 
-    /// `{"id", "version", "build"}`.
+    /// `{"id"?, "version", "build"}`: `id` absent or `null` leaves the app to the ingest key.
     private mutating func appInfo() throws(Decline) -> AppInfo {
         var id: String?, version: String?, build: String?
         var seen = Seen()
@@ -84,13 +89,13 @@ struct WireJSONParser {
         if !scanner.isEmptyObject() {
             repeat {
                 let key = try scanner.key()
-                if scanner.matches(key, "id") { try seen.insert(0); id = try scanner.string() }
+                if scanner.matches(key, "id") { try seen.insert(0); id = try scanner.null() ? nil : try scanner.string() }
                 else if scanner.matches(key, "version") { try seen.insert(1); version = try scanner.string() }
                 else if scanner.matches(key, "build") { try seen.insert(2); build = try scanner.string() }
                 else { throw Decline() }
             } while try scanner.nextMember()
         }
-        guard let id, let version, let build else { throw Decline() }
+        guard let version, let build else { throw Decline() }
         return AppInfo(id: id, version: version, build: build)
     }
 

@@ -152,11 +152,11 @@ public struct PercentilesResponse: Sendable, Hashable, Codable {
 /// The collector's read queries, on top of ``RollupReader/aggregate(app:query:)``,
 /// so every store answers them the same way: the one door through which the query API
 /// and the dashboard read an app's data (rollups, filter menus, MetricKit, thresholds,
-/// declared tags, hangs with their symbols).
+/// declared tags, hangs with their symbols, visits per sample rate).
 public struct CollectorQueries: Sendable {
-    /// What a read needs from the store: the rollups, the app's settings, MetricKit, hangs
-    /// and symbols.
-    public typealias Store = RollupReader & SettingsStore & MetricKitStore & HangStore & SymbolStore
+    /// What a read needs from the store: the rollups, the app's settings, MetricKit, hangs,
+    /// symbols and the visits per sample rate.
+    public typealias Store = RollupReader & SettingsStore & MetricKitStore & HangStore & SymbolStore & SampleRateStore
     /// The store read from.
     public var store: any Store
     /// The symbol tables the hang reads name frames with, kept between requests.
@@ -210,6 +210,12 @@ public struct CollectorQueries: Sendable {
     /// Apple's figures per app version over `query` (``MetricKitStore/metricKitVersions(app:query:)``).
     public func metricKitVersions(app: String, query: ScreenQuery) async throws -> [MetricKitVersionSummary] {
         try await store.metricKitVersions(app: app, query: query)
+    }
+
+    /// `app`'s visits per sample rate on the UTC days `[from, to)` touches, by rate
+    /// (``SampleRateStore/sampleRates(app:from:to:)``): which rates the figures come from.
+    public func sampleRates(app: String, from: Double, to: Double) async throws -> [SampleRateVisits] {
+        try await store.sampleRates(app: app, from: from, to: to)
     }
 
     /// The thresholds `app` set, or `nil` for an unknown app.

@@ -12,7 +12,9 @@ import Hummingbird
 /// - `GET …/worst?by&limit&minVisits`: ``WorstScreensResponse``;
 /// - `GET …/percentiles`: ``PercentilesResponse``;
 /// - `GET …/metrickit`: Apple's figures per app version (``MetricKitVersionsResponse``);
-/// - `GET …/tags`: the declared tag keys that `tag.KEY` filters may name (``TagKeysResponse``).
+/// - `GET …/tags`: the declared tag keys that `tag.KEY` filters may name (``TagKeysResponse``);
+/// - `GET …/sample-rates`: visits per sample rate on the UTC days of `from`–`to`, which take
+///   no filter (``SampleRatesResponse``).
 struct QueryRoutes: Sendable {
     let store: any AppAccess
     let queries: CollectorQueries
@@ -80,6 +82,18 @@ struct QueryRoutes: Sendable {
         group.get("metrickit") { request, context -> MetricKitVersionsResponse in
             let (app, query) = try await readQuery(request, context)
             return MetricKitVersionsResponse(versions: try await queries.metricKitVersions(app: app, query: query))
+        }
+
+        group.get("sample-rates") { request, context -> SampleRatesResponse in
+            let app = try context.authenticatedApp()
+            let parameters = request.uri.queryParameters
+            // Counted per app and day: a filter cannot apply, so none is taken silently.
+            if let filter = parameters.first(where: { QueryDimension(queryName: String($0.key)) != nil || DeclaredTags.key(inParameter: $0.key) != nil }) {
+                throw CollectorError(.badRequest, .invalidParameter, field: String(filter.key),
+                                     message: "visits per sample rate are counted per app and UTC day: this route takes from and to, no filter")
+            }
+            let query = try screenQuery(parameters, now: clock())
+            return SampleRatesResponse(sampleRates: try await queries.sampleRates(app: app, from: query.from, to: query.to))
         }
 
         group.get("tags") { _, context -> TagKeysResponse in
@@ -150,6 +164,20 @@ public struct ScreensResponse: ResponseEncodable, Codable, Sendable {
 public struct MetricKitVersionsResponse: ResponseEncodable, Decodable, Sendable {
     /// One entry per app version, by version.
     public var versions: [MetricKitVersionSummary]
+}
+
+/// `{"sampleRates": [{"sampleRate": 0.1, "visits": 1200}, {"sampleRate": 1, "visits": 300}]}`:
+/// how many screen visits arrived at each sample rate (``SampleRate``) on the UTC days the
+/// range touches, by rate (lowest first). Visits are counted as they arrived, never scaled:
+/// the figures of every other route are the same sums, so this says which rates they come from.
+public struct SampleRatesResponse: ResponseEncodable, Codable, Sendable, Hashable {
+    /// One entry per rate with visits, by rate.
+    public var sampleRates: [SampleRateVisits]
+
+    /// The answer for `sampleRates`.
+    public init(sampleRates: [SampleRateVisits]) {
+        self.sampleRates = sampleRates
+    }
 }
 
 /// `{"tags": [{"key": "experiment", "declaredAt": "2026-11-25T14:00:00Z"}]}`: an app's

@@ -5,7 +5,9 @@ import ServiceLifecycle
 
 /// Deletes raw events older than the retention period in the background; rollups stay.
 /// MetricKit payloads go at the same age (by their end), since each is one device's raw
-/// figures for a day, and so do hangs (by their start), which are raw reports too. Each sweep also forgets batch ids older than ``ledgerRetention`` (the
+/// figures for a day, and so do hangs (by their start), which are raw reports too, and the
+/// counts of visits per sample rate of the days whose raw events are all gone
+/// (``SampleRateStore``). Each sweep also forgets batch ids older than ``ledgerRetention`` (the
 /// idempotency ledger, ``AccessLifetimes/batchLedger``) and the cardinality ledger's days
 /// and window values of that age, expired dashboard sessions and ingest keys whose grace
 /// period is over.
@@ -15,7 +17,7 @@ import ServiceLifecycle
 /// never waits long behind it. Graceful shutdown stops it between chunks.
 public struct RetentionService: Service {
     /// The store to sweep.
-    public var store: any EventStore & AppAccess & MetricKitStore & HangStore
+    public var store: any EventStore & AppAccess & MetricKitStore & HangStore & SampleRateStore
     /// How long raw events are kept, in seconds.
     public var retention: Double
     /// How long batch ids are remembered after receipt, in seconds.
@@ -34,7 +36,7 @@ public struct RetentionService: Service {
     ///   - retention: Seconds a raw event is kept after it started.
     ///   - interval: Time between sweeps (default one hour).
     ///   - ledgerRetention: Seconds a batch id is remembered after receipt (default 32 days).
-    public init(store: any EventStore & AppAccess & MetricKitStore & HangStore, retention: Double, ledgerRetention: Double = AccessLifetimes.batchLedger,
+    public init(store: any EventStore & AppAccess & MetricKitStore & HangStore & SampleRateStore, retention: Double, ledgerRetention: Double = AccessLifetimes.batchLedger,
                 interval: Duration = .seconds(3600), chunk: Int = 10_000,
                 logger: Logger = Logger(label: "framescope.retention"), clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
         self.store = store
@@ -54,8 +56,9 @@ public struct RetentionService: Service {
         }
     }
 
-    /// Deletes every raw event older than the retention period, chunk by chunk, and every
-    /// MetricKit payload that ended before the same cutoff; returns how many events went.
+    /// Deletes every raw event older than the retention period, chunk by chunk, every
+    /// MetricKit payload that ended and every hang that began before the same cutoff, and
+    /// the sample-rate counts of the days that ended by it; returns how many events went.
     /// The cutoff is rounded down to a whole hour (UTC), so events are kept up to an hour
     /// longer than the retention period, and each chunk's walk of the store's hour index
     /// never reads an event it keeps.
@@ -81,6 +84,10 @@ public struct RetentionService: Service {
             if deleted < chunk { break }
         }
         if hangs > 0 { logger.info("hang retention sweep", metadata: ["deleted": .stringConvertible(hangs)]) }
+        if !Task.isCancelled {
+            let rates = try await store.deleteSampleRates(before: cutoff)
+            if rates > 0 { logger.info("sample rate retention sweep", metadata: ["deleted": .stringConvertible(rates)]) }
+        }
         if payloads > 0 { logger.info("metrickit retention sweep", metadata: ["deleted": .stringConvertible(payloads)]) }
         var forgotten = 0
         while !Task.isCancelled {

@@ -157,6 +157,21 @@ public protocol HangStore: Sendable {
     func deleteHangs(startedBefore cutoff: Double, limit: Int) async throws -> Int
 }
 
+/// How many screen visits arrived at each sample rate (issue 35: ``EventBatch/sampleRate``,
+/// kept in parts per million, ``SampleRate``), per app and UTC day: written by
+/// ``EventStore/ingest(_:)`` with the visits (once per batch, behind the batch ledger), read to
+/// say which rates the figures come from, swept with the raw events.
+public protocol SampleRateStore: Sendable {
+    /// `app`'s screen visits per sample rate on the UTC days that `[from, to)` (Unix seconds)
+    /// touches, by rate (lowest first); a rate without visits is left out.
+    func sampleRates(app: String, from: Double, to: Double) async throws -> [SampleRateVisits]
+    /// Deletes the counts of the UTC days that ended by `cutoff` (Unix seconds; the raw
+    /// events' retention cutoff), whose raw events are all gone then; returns how many
+    /// (app, day, rate) counts went. A store that counts from the raw events themselves
+    /// (ClickHouse) has nothing more to delete.
+    func deleteSampleRates(before cutoff: Double) async throws -> Int
+}
+
 /// The symbol tables of an app's builds (issue 33), by image id.
 public protocol SymbolStore: Sendable {
     /// Stores `images`' symbols for `app` at `now` (Unix seconds), replacing an image's

@@ -10,7 +10,8 @@ import FramescopeCore
 /// A consumer asks only for the roles it uses (`CollectorStore+Roles.swift`): the group
 /// commit an ``EventStore``, the authenticators an ``AppAccess``, the queries a
 /// ``RollupReader``, so a test double implements one role, not the whole store.
-public protocol CollectorStore: AppAccess, EventStore, RollupReader, SettingsStore, AlertStore, MetricKitStore, HangStore, SymbolStore {}
+public protocol CollectorStore: AppAccess, EventStore, RollupReader, SettingsStore, AlertStore, MetricKitStore, HangStore, SymbolStore,
+    SampleRateStore {}
 
 extension EventStore {
     /// 10 000 events a call.
@@ -131,6 +132,9 @@ public struct IngestBatch: Sendable {
     public var receivedAt: Double
     /// The display's maximum refresh rate, in Hz, as the batch's device said.
     public var maxRefreshRate: Int = 60
+    /// The share of installations that measure, as the batch said (``EventBatch/sampleRate``;
+    /// 1 when absent), in parts per million (``SampleRate``): 1…1 000 000.
+    public var sampleRatePPM: Int = SampleRate.full
     /// The valid fatal hangs with their start times (Unix seconds).
     public var fatalHangs: [(event: FatalHangEvent, startedAt: Double)] = []
     /// Hang stacks the validator left out of the events above (answered, never stored).

@@ -55,19 +55,22 @@ extension SQLiteStore {
         return ledger
     }
 
-    /// Writes `plan`: the ledger row and raw events of each stored batch, the values
-    /// admitted (and, for a dimension with a window limit under `limits`, their window
-    /// rows' last use), and the rollups of every level and of the declared tags.
+    /// Writes `plan`: the ledger row and raw events of each stored batch, its visits per
+    /// sample rate and day, the values admitted (and, for a dimension with a window limit
+    /// under `limits`, their window rows' last use), and the rollups of every level and of
+    /// the declared tags.
     static func write(_ plan: IngestPlan, limits: CardinalityLimits, _ db: Database, cache: RollupRowCache) throws {
         let insertBatch = try db.cachedStatement(sql: "INSERT INTO batches (app_id, batch_id, received_at, events) VALUES (?, ?, ?, ?)")
         let insertEvent = try db.cachedStatement(sql: Self.insertEventSQL)
         var groups: [String: [RollupKey: RollupValue]] = [:]
         var tagGroups: [String: [TagRollupKey: RollupValue]] = [:]
+        var sampleRates: [SampleRateDay: Int] = [:]
         for stored in plan.stored {
             let batch = stored.batch
             try insertBatch.execute(arguments: [batch.app, batch.batchId, batch.receivedAt, batch.events.count])
             for planned in stored.events {
                 let (event, startedAt) = batch.events[planned.index]
+                sampleRates[SampleRateDay(app: batch.app, day: IngestPlanner.day(of: startedAt), partsPerMillion: batch.sampleRatePPM), default: 0] += 1
                 var arguments: StatementArguments = [batch.app, batch.batchId, batch.receivedAt, startedAt]
                 arguments += Self.storedValues(planned.dimensionValues)
                 arguments += [batch.rawEvents[planned.index]]
@@ -83,6 +86,7 @@ extension SQLiteStore {
         for stored in plan.stored {
             try insertHangs(stored.hangRows, app: stored.batch.app, db)
         }
+        try addSampleRates(sampleRates, db)
         for (key, value) in plan.admitted {
             try db.cachedStatement(sql: "INSERT INTO dimension_values (app_id, day, dimension, value) VALUES (?, ?, ?, ?)")
                 .execute(arguments: [key.app, key.day, key.name, value])

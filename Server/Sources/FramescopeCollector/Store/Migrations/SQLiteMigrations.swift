@@ -334,6 +334,10 @@ extension SQLiteStore {
             // Frozen SQL of its own (Migrations/MigrationV16.swift).
             try MigrationV16.run(db)
         }
+        migrator.registerMigration(MigrationV17.name) { db in
+            // Frozen SQL of its own (Migrations/MigrationV17.swift).
+            try MigrationV17.run(db)
+        }
         return migrator
     }
 }
