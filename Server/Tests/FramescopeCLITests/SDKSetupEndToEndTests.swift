@@ -1,4 +1,5 @@
 import Foundation
+import FramescopeCore
 import FramescopeProcessTesting
 import Testing
 #if canImport(FoundationNetworking)
