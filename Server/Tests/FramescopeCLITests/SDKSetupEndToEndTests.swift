@@ -40,11 +40,13 @@ struct SDKSetupEndToEndTests {
         defer { server.stop() }
         let queue = directory.url.appendingPathComponent("queue").path
         let base = ["--collector", "http://127.0.0.1:\(server.port)", "--ingest-key", ingestKey]
-        let first = try runExample(base + ["--queue", queue, "--screens", "2", "--seconds", "2"])
+        let first = try runExample(base + ["--queue", queue, "--screens", "2", "--seconds", "3"])
         #expect(first.exitCode == 0, "\(first.stdout)\(first.stderr)")
-        let second = try runExample(base + ["--queue", queue, "--screens", "2", "--seconds", "2"])
+        let second = try runExample(base + ["--queue", queue, "--screens", "2", "--seconds", "3"])
         #expect(second.exitCode == 0, "\(second.stdout)\(second.stderr)")
-        let other = try runExample(base + ["--screens", "2", "--seconds", "2"])
+        // Another installation, sampled at all but a millionth (out only if its point is
+        // above 0.999999): its batches say so.
+        let other = try runExample(base + ["--screens", "2", "--seconds", "3", "--sample-rate", "0.999999"])
         #expect(other.exitCode == 0, "\(other.stdout)\(other.stderr)")
         let one = try #require(Self.installationLine(first.stdout)), two = try #require(Self.installationLine(second.stdout))
         let three = try #require(Self.installationLine(other.stdout))
@@ -56,12 +58,28 @@ struct SDKSetupEndToEndTests {
         let osVersion = try Self.shell(". /etc/os-release && printf '%s' \"${VERSION_ID:-}\"")
         #expect(one.device.hasPrefix("\(model), "), "\(one.device)")
         #expect(osVersion.isEmpty || one.device.hasSuffix(" \(osVersion)"), "\(one.device)")
-        // Six visits from this machine's model, from two installations.
+        // Every visit the three runs had accepted, from this machine's model, from two installations.
+        let accepted = [first, second, other].map { Self.accepted($0.stdout) }
+        #expect(accepted.allSatisfy { $0 >= 1 }, "\(accepted)")
         let (status, data) = try await server.request("/v1/apps/shop/percentiles?deviceModel=\(model)", key: readKey)
         #expect(status == 200)
         let json = try #require(JSONSerialization.jsonObject(with: data) as? [String: Any])
-        #expect(json["visits"] as? Int == 6, "\(json)")
+        #expect(json["visits"] as? Int == accepted.reduce(0, +), "\(json)")
         #expect(json["devices"] as? Int == 2, "\(json)")
+        // Which rates they came at.
+        let (ratesStatus, rates) = try await server.request("/v1/apps/shop/sample-rates", key: readKey)
+        #expect(ratesStatus == 200)
+        let listed = try #require(JSONSerialization.jsonObject(with: rates) as? [String: [[String: Any]]])["sampleRates"] ?? []
+        let byRate = Dictionary(uniqueKeysWithValues: listed.compactMap { entry in
+            (entry["sampleRate"] as? Double).map { ($0, entry["visits"] as? Int ?? 0) }
+        })
+        #expect(byRate == [1: accepted[0] + accepted[1], 0.999999: accepted[2]], "\(listed)")
+    }
+
+    /// `N` of the run's `accepted by the collector N`.
+    static func accepted(_ output: String) -> Int {
+        guard let range = output.range(of: "accepted by the collector ") else { return -1 }
+        return Int(output[range.upperBound...].prefix { $0.isNumber }) ?? -1
     }
 
     @Test("MetricKit payloads forwarded by the SDK: kept queued through a 403, delivered once the key is right, in the MetricKit route and the overview's Apple table")
