@@ -18,7 +18,9 @@ extension AppsCommand {
                 unit: good below GOOD, critical above CRITICAL, warning between. \(bandUnits); a \
                 p95 frame duration may also be given in ms (17ms,34ms). --min-change is a fraction \
                 of the baseline or a percentage (0.05 or 5%, the default); --min-visits the fewest \
-                visits per side (2, the default).
+                visits per side (2, the default); --min-installations the fewest distinct \
+                installations a version needs to take part in regression alerts (20, the \
+                default; 0 lets every version take part).
                 """
         )
 
@@ -41,6 +43,9 @@ extension AppsCommand {
         @Option(help: ArgumentHelp("The smallest change a verdict counts, of the baseline.", valueName: "fraction|percent%|default"))
         var minChange: ChangeOption?
         @Option(help: ArgumentHelp("The fewest visits per side for a verdict.", valueName: "visits|default")) var minVisits: VisitsOption?
+        @Option(help: ArgumentHelp("The fewest distinct installations a version needs to take part in regression alerts.",
+                                   valueName: "installations|default"))
+        var minInstallations: VisitsOption?
         @OptionGroup var storeOptions: StoreOptions
         @Option(help: "Output format (json: as GET /v1/apps/{app}/thresholds answers).") var format: OutputFormat = .table
 
@@ -52,7 +57,7 @@ extension AppsCommand {
         }
 
         var changesSomething: Bool {
-            bandOptions.contains { $0.2 != nil } || minChange != nil || minVisits != nil
+            bandOptions.contains { $0.2 != nil } || minChange != nil || minVisits != nil || minInstallations != nil
         }
 
         /// `current` with the options laid over it.
@@ -67,6 +72,7 @@ extension AppsCommand {
             }
             if let minChange { settings.minimumChange = minChange.setting.value }
             if let minVisits { settings.minimumVisits = minVisits.setting.value }
+            if let minInstallations { settings.minimumInstallations = minInstallations.setting.value }
             return settings
         }
 
@@ -82,6 +88,10 @@ extension AppsCommand {
             }
             if let visits = minVisits?.setting.value, let problem = AppThresholds(minimumVisits: visits).problem() {
                 throw ValidationError("--min-visits: \(problem.message)")
+            }
+            if let installations = minInstallations?.setting.value,
+               let problem = AppThresholds(minimumInstallations: installations).problem() {
+                throw ValidationError("--min-installations: \(problem.message)")
             }
         }
 
@@ -119,7 +129,9 @@ extension AppsCommand {
             let verdict = answer.verdict
             return table.render() + "\n"
                 + "verdict: a change of at least \(number(verdict.minimumChange * 100)) % of the baseline (\(verdict.minimumChangeSource.rawValue)), "
-                + "at least \(verdict.minimumVisits) visits on each side (\(verdict.minimumVisitsSource.rawValue))"
+                + "at least \(verdict.minimumVisits) visits on each side (\(verdict.minimumVisitsSource.rawValue))\n"
+                + "alerts: versions sent by at least \(answer.alerts.minimumInstallations) installations "
+                + "(\(answer.alerts.minimumInstallationsSource.rawValue)), at most \(answer.alerts.maximumAlertsPerPass) alerts a pass"
         }
 
         static func sourceText(_ source: ThresholdSource, figure: String) -> String {

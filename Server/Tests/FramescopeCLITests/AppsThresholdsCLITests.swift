@@ -50,6 +50,15 @@ struct AppsThresholdsCLITests {
         #expect(current["verdict"] as? [String: Double] == ["minimumVisits": 30])
         let table = try CLI.run(["apps", "thresholds", "shop", "--db", db]).stdout
         #expect(table.contains("at least 5 % of the baseline (default), at least 30 visits on each side (app)"), "\(table)")
+        #expect(table.contains("alerts: versions sent by at least 20 installations (default), at most"), "\(table)")
+
+        // The alert rule: set, shown as the app's, in the JSON as PUT takes it, and cleared.
+        #expect(try CLI.run(["apps", "thresholds", "shop", "--min-installations", "50", "--db", db]).exitCode == 0)
+        #expect(try settings(db)["alerts"] as? [String: Int] == ["minimumInstallations": 50])
+        #expect(try CLI.run(["apps", "thresholds", "shop", "--db", db]).stdout
+            .contains("alerts: versions sent by at least 50 installations (app)"))
+        #expect(try CLI.run(["apps", "thresholds", "shop", "--min-installations", "default", "--db", db]).exitCode == 0)
+        #expect(try settings(db)["alerts"] == nil)
         _ = directory
     }
 
@@ -66,6 +75,8 @@ struct AppsThresholdsCLITests {
         (["--min-change", "lots"], 64, "--min-change"),
         (["--min-visits", "1"], 64, "--min-visits"),
         (["--min-visits", "2.5"], 64, "--min-visits"),
+        (["--min-installations", "-1"], 64, "--min-installations"),
+        (["--min-installations", "many"], 64, "--min-installations"),
     ])
     func badValues(_ options: [String], exitCode: Int32, mentions: String) throws {
         let (directory, db, _) = try database()
