@@ -58,7 +58,8 @@ struct AppsThresholdsCLITests {
         #expect(try CLI.run(["apps", "thresholds", "shop", "--db", db]).stdout
             .contains("alerts: versions sent by at least 50 installations (app)"))
         #expect(try CLI.run(["apps", "thresholds", "shop", "--min-installations", "default", "--db", db]).exitCode == 0)
-        #expect(try settings(db)["alerts"] == nil)
+        #expect((try settings(db)["alerts"] as? [String: Int])?["minimumInstallations"] == nil)
+        #expect(try CLI.run(["apps", "thresholds", "shop", "--db", db]).stdout.contains("at least 20 installations (default)"))
         _ = directory
     }
 
