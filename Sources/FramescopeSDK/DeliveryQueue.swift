@@ -84,7 +84,8 @@ actor DeliveryQueue {
         self.ingestKey = ingestKey
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        envelope = (Array(try encoder.encode(app)), Array(try encoder.encode(device)), sampleRate)
+        let current = (app: Array(try encoder.encode(app)), device: Array(try encoder.encode(device)), sampleRate: sampleRate)
+        envelope = current
         envelopeEncoder = encoder
         let events = JSONEncoder()
         events.outputFormatting = [.sortedKeys]
@@ -99,11 +100,55 @@ actor DeliveryQueue {
             statistics.fatalHangsRecovered += 1
         }
         try? FileManager.default.removeItem(at: directory.appendingPathComponent(FatalHangRecorder.fileName))
+        // Visits an earlier process measured go out under the envelope they were measured
+        // under (its app version, device, sample rate), not this launch's.
+        envelopeURL = directory.appendingPathComponent(Self.envelopeFileName)
+        if !disk.pending.isEmpty, let saved = Self.savedEnvelope(at: envelopeURL, encoder: encoder),
+           saved.app != current.app || saved.device != current.device || saved.sampleRate != current.sampleRate {
+            let batchId = UUID().uuidString.lowercased()
+            if try disk.seal(batchId: batchId, body: { events in
+                Self.body(batchId: batchId, app: saved.app, device: saved.device, sampleRate: saved.sampleRate, events: events)
+            }) != nil {
+                statistics.batchesSealed += 1
+            }
+        }
+        Self.save(current, to: envelopeURL, encoder: encoder)
+    }
+
+    /// The file that keeps the envelope visits are being measured under, for the next launch.
+    static let envelopeFileName = "envelope.json"
+    private let envelopeURL: URL
+
+    /// The envelope as a file: `{"app": …, "device": …, "sampleRate": …}`.
+    private struct SavedEnvelope: Codable {
+        var app: AppInfo
+        var device: DeviceInfo
+        var sampleRate: Double?
+    }
+
+    /// The envelope an earlier process saved, re-encoded as this one encodes, or nil.
+    private static func savedEnvelope(at url: URL, encoder: JSONEncoder) -> (app: [UInt8], device: [UInt8], sampleRate: Double?)? {
+        guard let data = FileManager.default.contents(atPath: url.path),
+              let saved = try? JSONDecoder().decode(SavedEnvelope.self, from: data),
+              let app = try? encoder.encode(saved.app), let device = try? encoder.encode(saved.device) else { return nil }
+        return (Array(app), Array(device), saved.sampleRate)
+    }
+
+    /// Writes `envelope` to `url` (best effort: without it, recovered visits go out under the
+    /// next launch's envelope, as before it existed).
+    private static func save(_ envelope: (app: [UInt8], device: [UInt8], sampleRate: Double?), to url: URL, encoder: JSONEncoder) {
+        guard let app = try? JSONDecoder().decode(AppInfo.self, from: Data(envelope.app)),
+              let device = try? JSONDecoder().decode(DeviceInfo.self, from: Data(envelope.device)),
+              let data = try? encoder.encode(SavedEnvelope(app: app, device: device, sampleRate: envelope.sampleRate))
+        else { return }
+        try? data.write(to: url, options: .atomic)
     }
 
     /// Sends `device` in batches sealed from now on (the display's refresh rate, learnt late).
     func update(device: DeviceInfo) {
-        if let json = try? envelopeEncoder.encode(device) { envelope.device = Array(json) }
+        guard let json = try? envelopeEncoder.encode(device) else { return }
+        envelope.device = Array(json)
+        Self.save(envelope, to: envelopeURL, encoder: envelopeEncoder)
     }
 
     /// What the delivery has done so far, with what the disk queue holds now.
@@ -330,7 +375,7 @@ actor DeliveryQueue {
         body.append(contentsOf: app)
         body.append(contentsOf: #","device":"#.utf8)
         body.append(contentsOf: device)
-        if let sampleRate, sampleRate.isFinite {
+        if let sampleRate, sampleRate > 0, sampleRate <= 1 {
             // Swift's shortest round-trip form ("0.1", "1e-05") is valid JSON.
             body.append(contentsOf: #","sampleRate":"#.utf8)
             body.append(contentsOf: "\(sampleRate)".utf8)

@@ -252,7 +252,9 @@ public final class Framescope {
         let facts = configuration.app == nil || configuration.device == nil ? SystemFacts.current() : nil
         let app = configuration.app ?? AppInfo.current(facts: facts)
         var device = configuration.device ?? DeviceInfo.current(facts: facts)
-        refreshRateGiven = configuration.device != nil
+        // A rate given other than the 60 sent before a screen is known is the app's to keep;
+        // 60 (read or given) gives way to the display link's (``displayRefreshRate(_:)``).
+        refreshRateGiven = configuration.device.map { $0.maxRefreshRate != SystemFacts.defaultRefreshRate } ?? false
         do {
             Self.excludeFromBackup(directory)
             if device.installationId == nil { device.installationId = try InstallationID.load(in: directory) }
@@ -446,10 +448,10 @@ public final class Framescope {
         continuation.finish()
         await pipelineTask?.value
         watchdog?.stop()
-        await delivery.stop()
-        await uploadTask?.value
         unsubscribeFromMetricKit()
+        await delivery.stop()
         await metricKit?.stop()
+        await uploadTask?.value
         await metricKitTask?.value
     }
 

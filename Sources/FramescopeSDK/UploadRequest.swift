@@ -38,6 +38,7 @@ enum UploadRequest {
     /// `seconds` as a `Duration`, within 0 and a year: `Duration` would trap on a value past
     /// its range, and no wait here is meant to be longer (`Retry-After` is capped at an hour).
     static func wait(_ seconds: Double) -> Duration {
-        .seconds(min(max(seconds, 0), 365 * 86_400))
+        guard seconds.isFinite else { return seconds > 0 ? .seconds(365 * 86_400) : .zero }   // NaN: no wait
+        return .seconds(min(max(seconds, 0), 365 * 86_400))
     }
 }

@@ -66,10 +66,23 @@ enum UploadVerdict<Answer: Sendable>: Sendable {
                 // Not the collector's verdict (a proxy's page): perhaps the payload, perhaps not.
                 return .retry(reason: "HTTP \(status)\(said), not from the collector", retryAfter: nil, countsAgainstBatch: true)
             }
+            if let field = collectorError.error.field, isEnvelopeField(field) {
+                // The app, the device or the sample rate: the SDK's configuration (or a
+                // collector older than the SDK), not the visits. Keep them for a fixed one.
+                return .misconfigured("HTTP \(status)\(said); the collector refuses what the SDK says of the app or the device: "
+                    + "check the configuration's `app` and `device`, and that the collector is at least as new as the SDK")
+            }
             return .refused(status: status, message: "\(collectorError)")
         default:
             return .misconfigured("HTTP \(status)\(said); \(advice(status: status))")
         }
+    }
+
+    /// Whether the collector's error names a field of a batch's envelope (`app.version`,
+    /// `device.model`, `sampleRate`, `batchId`), which every batch of the SDK shares.
+    static func isEnvelopeField(_ field: String) -> Bool {
+        field.hasPrefix("app.") || field == "app" || field.hasPrefix("device.") || field == "device"
+            || field == "sampleRate" || field == "batchId"
     }
 
     /// What to check after a status that says the configuration or the path is wrong.

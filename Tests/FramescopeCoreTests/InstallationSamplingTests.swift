@@ -33,6 +33,11 @@ struct InstallationSamplingTests {
         #expect(InstallationSampling.point(of: "") == InstallationSampling.point(of: ""))
         #expect(InstallationSampling.point(of: "a") != InstallationSampling.point(of: "b"))
         #expect(InstallationSampling.point(of: id) == Self.reference(id))
+        // Literal values (computed by a Python script of the same hash), so a change to the
+        // hash cannot pass by changing the reference with it.
+        #expect(InstallationSampling.point(of: id) == 0.4663077359264004)
+        #expect(InstallationSampling.point(of: "example-1") == 0.528050510269306)
+        #expect(InstallationSampling.point(of: "") == 0.9576734252420561)
     }
 
     /// The hash written out plainly, the way another implementation (a server, a script)

@@ -75,6 +75,12 @@ struct DeliveryFailureTests {
             (422, collectorError, "refused"),
             (400, proxyPage, "retry, counted"),
             (413, proxyPage, "retry, counted"),
+            // The envelope (what every batch shares) refused: the SDK's configuration, or a
+            // collector older than the SDK (an id-less app, a sample rate); every batch is kept.
+            (400, #"{"error":{"code":"invalid_field","field":"app.id","message":"app.id is missing"}}"#, "misconfigured"),
+            (400, #"{"error":{"code":"invalid_field","field":"sampleRate","message":"sampleRate must be above 0"}}"#, "misconfigured"),
+            (400, #"{"error":{"code":"invalid_field","field":"device.model","message":"device.model has a control character"}}"#,
+             "misconfigured"),
             (401, #"{"error":{"code":"unauthorized","field":"Authorization","message":"unknown or revoked key"}}"#, "misconfigured"),
             (403, #"{"error":{"code":"wrong_app","field":"app.id","message":"this ingest key belongs to app 'shop', not 'x'"}}"#,
              "misconfigured"),
@@ -96,7 +102,7 @@ struct DeliveryFailureTests {
             #expect(kind(verdict) == expected, "HTTP \(status) \(body.prefix(40))")
         }
         let wrongApp = DeliveryQueue.verdict(
-            status: 403, retryAfter: nil, body: Data(cases[11].body.utf8), batchId: "b1", now: now, maximumRetryAfter: 3600)
+            status: 403, retryAfter: nil, body: Data(cases[14].body.utf8), batchId: "b1", now: now, maximumRetryAfter: 3600)
         guard case let .misconfigured(message) = wrongApp else { return }
         #expect(message.contains("HTTP 403") && message.contains("wrong_app") && message.contains("app.id")
                 && message.contains("belongs to app 'shop'"), "\(message)")

@@ -4,17 +4,14 @@ import Foundation
 import UIKit
 
 extension Framescope {
-    /// Before the SDK exists: a network monitor whose state each visit reads.
+    /// Before the app's `configure`: a network monitor whose state each visit reads, with
+    /// low power and thermal state (the app may set a `deviceState` of its own after).
     static func prepare(_ setup: inout Setup, keeping attachments: inout [AnyObject]) {
         #if canImport(Network)
-        if setup.monitorsNetwork {
-            let network = NetworkMonitor()
-            network.start()
-            setup.configuration.deviceState = { [state = network.state] in DeviceState.current(network: state) }
-            attachments.append(network)
-        } else {
-            setup.configuration.deviceState = { DeviceState.current() }
-        }
+        let network = NetworkMonitor()
+        network.start()
+        setup.configuration.deviceState = { [state = network.state] in DeviceState.current(network: state) }
+        attachments.append(network)
         #else
         setup.configuration.deviceState = { DeviceState.current() }
         #endif

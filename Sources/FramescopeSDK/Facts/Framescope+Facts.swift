@@ -2,16 +2,19 @@ import FramescopeCore
 import Foundation
 
 extension Framescope {
-    /// The SDK's folder when the configuration names none: `Framescope` (with the app id, when
-    /// one is given, as a subfolder) in the app's Application Support folder, which the
-    /// system does not purge as it may purge caches, and which goes with the app when it is
-    /// deleted.
+    /// The SDK's folder when the configuration names none:
+    /// `Application Support/Framescope/<name>`, which the system does not purge as it may
+    /// purge caches, and which goes with the app when it is deleted. The name is the app id
+    /// when one is given, else the bundle identifier, else the executable's name, so that
+    /// two programs of one user (on macOS or Linux, where Application Support is shared)
+    /// never share a queue or an installation id.
     /// - Parameter appID: The configuration's app id, if any.
     public static func defaultDirectory(appID: String?) -> URL {
         let base = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
             ?? FileManager.default.temporaryDirectory
-        let folder = base.appendingPathComponent("Framescope")
-        return appID.map { folder.appendingPathComponent($0) } ?? folder
+        let name = appID ?? Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
+        let safe = String(name.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." ? $0 : "_" })
+        return base.appendingPathComponent("Framescope").appendingPathComponent(safe.isEmpty || safe.allSatisfy { $0 == "." } ? "app" : safe)
     }
 
     /// Creates `directory` and, on Apple platforms, excludes it from backups, so that a

@@ -19,8 +19,11 @@ public enum InstallationID {
     /// - Throws: An error of the file system when the folder or the file cannot be written.
     public static func load(in directory: URL) throws -> String {
         let url = directory.appendingPathComponent(fileName)
-        if let data = FileManager.default.contents(atPath: url.path) {
-            let text = String(decoding: data, as: UTF8.self).trimmingWhitespace()
+        if FileManager.default.fileExists(atPath: url.path) {
+            // A file that is there but cannot be read (data protection before the first
+            // unlock, an I/O error) throws rather than making a new id: that would move the
+            // installation in or out of the sample and count it twice.
+            let text = String(decoding: try Data(contentsOf: url), as: UTF8.self).trimmingWhitespace()
             if isValid(text) { return text }
         }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

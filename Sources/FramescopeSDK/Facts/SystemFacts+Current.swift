@@ -19,10 +19,14 @@ extension SystemFacts {
         let bundleBuild = bundle?["CFBundleVersion"] as? String
         let processors = ProcessInfo.processInfo.activeProcessorCount
         #if canImport(Darwin)
-        let version = ProcessInfo.processInfo.operatingSystemVersion
+        let info = ProcessInfo.processInfo
+        let version = info.operatingSystemVersion
+        // An iPhone or iPad app on a Mac (Catalyst, or "Designed for iPad") runs on macOS:
+        // its visits are the Mac's (`hw.model`, `Mac14,2`), not an iOS version's.
+        let onMac = info.isMacCatalystApp || info.isiOSAppOnMac   // iOS 13, iOS 14
         return SystemFacts(appVersion: nonEmpty(bundleVersion), appBuild: nonEmpty(bundleBuild),
-                           model: darwinModel(environment: ProcessInfo.processInfo.environment),
-                           osName: darwinOSName,
+                           model: onMac ? sysctlText("hw.model") ?? "Mac" : darwinModel(environment: info.environment),
+                           osName: onMac ? "macOS" : darwinOSName,
                            osVersion: versionText(major: version.majorVersion, minor: version.minorVersion,
                                                   patch: version.patchVersion),
                            maxRefreshRate: screenRefreshRate(), processorCount: processors)
@@ -40,12 +44,16 @@ extension SystemFacts {
     /// (`SIMULATOR_MODEL_IDENTIFIER`), since `hw.machine` is then the Mac's.
     static func darwinModel(environment: [String: String]) -> String {
         if let simulated = nonEmpty(environment["SIMULATOR_MODEL_IDENTIFIER"]) { return simulated }
+        return sysctlText("hw.machine") ?? "unknown"
+    }
+
+    /// A text value of `sysctlbyname` (`hw.machine`, `hw.model`), or nil.
+    static func sysctlText(_ name: String) -> String? {
         var size = 0
-        guard sysctlbyname("hw.machine", nil, &size, nil, 0) == 0, size > 0 else { return "unknown" }
+        guard sysctlbyname(name, nil, &size, nil, 0) == 0, size > 0, size < 4096 else { return nil }
         var bytes = [CChar](repeating: 0, count: size)
-        guard sysctlbyname("hw.machine", &bytes, &size, nil, 0) == 0 else { return "unknown" }
-        let text = String(decoding: bytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return nonEmpty(text) ?? "unknown"
+        guard sysctlbyname(name, &bytes, &size, nil, 0) == 0 else { return nil }
+        return nonEmpty(String(decoding: bytes.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 
     /// The platform's name as the collector's OS filter shows it (iPadOS counts as iOS).

@@ -74,6 +74,13 @@ public struct SystemFacts: Sendable, Hashable {
         patch == 0 ? "\(major).\(minor)" : "\(major).\(minor).\(patch)"
     }
 
+    /// A read value as the collector accepts it (``WireText``: no control or format
+    /// characters, at most 64 bytes of UTF-8), ``unknownVersion`` when nothing is left: a
+    /// long bundle version or os-release name must not get every batch refused.
+    static func wire(_ text: String?) -> String {
+        WireText.sanitized(text ?? "", maximumBytes: 64, fallback: unknownVersion)
+    }
+
     /// The text without surrounding white space, or nil when nothing is left.
     static func nonEmpty(_ text: String?) -> String? {
         guard let text else { return nil }
@@ -135,8 +142,8 @@ extension AppInfo {
     public static func current(id: String? = nil, version: String? = nil, build: String? = nil,
                                facts: SystemFacts? = nil) -> AppInfo {
         let facts = facts ?? SystemFacts.current()
-        return AppInfo(id: id, version: version ?? facts.appVersion ?? SystemFacts.unknownVersion,
-                       build: build ?? facts.appBuild ?? facts.appVersion ?? SystemFacts.unknownVersion)
+        return AppInfo(id: id, version: version ?? SystemFacts.wire(facts.appVersion),
+                       build: build ?? SystemFacts.wire(facts.appBuild ?? facts.appVersion))
     }
 }
 
@@ -156,7 +163,8 @@ extension DeviceInfo {
                                maxRefreshRate: Int? = nil, installationId: String? = nil,
                                facts: SystemFacts? = nil) -> DeviceInfo {
         let facts = facts ?? SystemFacts.current()
-        return DeviceInfo(model: model ?? facts.model, osName: osName ?? facts.osName, osVersion: osVersion ?? facts.osVersion,
+        return DeviceInfo(model: model ?? SystemFacts.wire(facts.model), osName: osName ?? SystemFacts.wire(facts.osName),
+                          osVersion: osVersion ?? SystemFacts.wire(facts.osVersion),
                           maxRefreshRate: maxRefreshRate ?? facts.maxRefreshRate ?? SystemFacts.defaultRefreshRate,
                           installationId: installationId)
     }

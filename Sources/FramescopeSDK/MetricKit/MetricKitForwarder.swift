@@ -101,9 +101,14 @@ actor MetricKitForwarder {
             counters.withLock { $0.dropped += 1; $0.lastError = failure.description }
             throw failure
         }
-        // Microseconds since 1970 first, so names sort oldest first; a random part keeps two
-        // payloads of the same microsecond apart.
-        let stamp = UInt64(max(0, Date().timeIntervalSince1970 * 1_000_000))
+        // Microseconds since 1970 first, so names sort oldest first: never the same or lower
+        // than the last one this process gave (two payloads in one microsecond, a clock
+        // stepped back); the random part keeps two processes' names apart.
+        let now = UInt64(max(0, min(Date().timeIntervalSince1970 * 1_000_000, 9e15)))
+        let stamp = Self.lastStamp.withLock { last in
+            last = max(last + 1, now)
+            return last
+        }
         let name = Self.name(stamp: stamp, random: UInt32.random(in: 0...UInt32.max), attempts: 0)
         do {
             try payload.write(to: folder.appendingPathComponent(name), options: .atomic)
@@ -117,6 +122,9 @@ actor MetricKitForwarder {
         if dropped > 0 { counters.withLock { $0.dropped += dropped } }
         Task { await self.wake(evenWhileBackingOff: false) }
     }
+
+    /// The last stamp ``enqueue(_:)`` gave, in microseconds since 1970.
+    private static let lastStamp = Locked<UInt64>(0)
 
     /// `<microseconds, 16 digits>-<random, 8 hex>.<attempts>.json`.
     static func name(stamp: UInt64, random: UInt32, attempts: Int) -> String {
@@ -141,16 +149,27 @@ actor MetricKitForwarder {
     }
 
     /// Deletes the oldest of `entries` until they hold at most `limit` bytes, always keeping
-    /// the newest; returns how many it deleted.
+    /// the newest; returns how many it deleted (a file already gone, sent or renamed
+    /// meanwhile, is not counted).
     static func dropOldest(in entries: [Entry], toFit limit: Int) -> Int {
         var total = entries.reduce(0) { $0 + $1.bytes }
         var dropped = 0
         for entry in entries.dropLast() where total > limit {
-            try? FileManager.default.removeItem(at: entry.url)
             total -= entry.bytes
-            dropped += 1
+            if (try? FileManager.default.removeItem(at: entry.url)) != nil { dropped += 1 }
         }
         return dropped
+    }
+
+    /// The payload to send next, as for batches (``DeliveryQueue/nextBatch(in:movingBackAfter:)``):
+    /// the oldest of those that have failed fewer than `attemptsBeforeMovingBack` times, else
+    /// the one with the fewest failures, so one payload that keeps failing cannot hold up
+    /// the rest.
+    static func next(in entries: [Entry], movingBackAfter attemptsBeforeMovingBack: Int) -> Entry? {
+        func place(_ entry: Entry) -> (Int, String) {
+            (entry.attempts >= attemptsBeforeMovingBack ? entry.attempts : 0, entry.name)
+        }
+        return entries.min { place($0) < place($1) }
     }
 
     // MARK: Uploading
@@ -172,16 +191,18 @@ actor MetricKitForwarder {
     /// backing off after failures.
     func run() async {
         while !isStopped {
-            guard let entry = Self.entries(in: folder).first else {
+            guard let entry = Self.next(in: Self.entries(in: folder),
+                                        movingBackAfter: configuration.attemptsBeforeMovingBack) else {
                 resumeFlushes()
                 await wait(seconds: nil, backingOff: false)
                 continue
             }
             guard let payload = FileManager.default.contents(atPath: entry.url.path),
                   let body = try? Gzip.compress(Array(payload)) else {
-                try? FileManager.default.removeItem(at: entry.url)
-                statistics.payloadsDropped += 1
-                statistics.lastError = "MetricKit payload \(entry.url.lastPathComponent) could not be read"
+                if (try? FileManager.default.removeItem(at: entry.url)) != nil {
+                    statistics.payloadsDropped += 1
+                    statistics.lastError = "MetricKit payload \(entry.url.lastPathComponent) could not be read"
+                }
                 continue
             }
             statistics.uploadAttempts += 1

@@ -6,7 +6,9 @@ extension Framescope {
     /// UIKit parts apply where UIKit is.
     public struct Setup: Sendable {
         /// The SDK's configuration: the collector and key given, everything else defaulted
-        /// (facts read, every installation measured, MetricKit forwarded).
+        /// (facts read, every installation measured, MetricKit forwarded; where UIKit is,
+        /// each visit's network from a `NWPathMonitor` the call starts, and low power and
+        /// thermal state from `ProcessInfo`; a `deviceState` set here replaces that).
         public var configuration: Configuration
         /// Name screens from UIKit by themselves (``trackScreensAutomatically(naming:)``;
         /// default true). Off, the app calls ``screen(_:)``.
@@ -17,9 +19,6 @@ extension Framescope {
         public var showsOverlay = false
         /// Measure in app extensions and widgets too (default false).
         public var measuresExtensions = false
-        /// Watch the network with `NWPathMonitor`, so each visit says which it was measured on
-        /// (default true, where the Network framework is).
-        public var monitorsNetwork = true
 
         /// A setup for `collector` and `ingestKey` with every default.
         public init(collector: URL, ingestKey: String) {
@@ -57,9 +56,10 @@ extension Framescope {
                              configure: (inout Setup) -> Void = { _ in }) throws(SetupError) -> Framescope {
         if let shared { return shared }
         var setup = Setup(collector: collector, ingestKey: ingestKey)
-        configure(&setup)
         var attachments: [AnyObject] = []
+        // The platform's defaults first, so that what `configure` sets wins.
         prepare(&setup, keeping: &attachments)
+        configure(&setup)
         let framescope = try Framescope(configuration: setup.configuration)
         framescope.start()
         framescope.attachments = attachments + framescope.attach(setup)
