@@ -80,11 +80,15 @@ public struct ClickHouseMigrator: Sendable {
                                   engine: "ReplacingMergeTree", clause: "ORDER BY (app_id, day, rate_ppm, batch_id)",
                                   shardKey: "cityHash64(app_id, batch_id)") + [
                 // The events stored before came from SDKs that did not sample: each batch's
-                // visits per day at 1 000 000 (run again, the same rows, kept once).
+                // visits per day at 1 000 000. Only batches with no row yet: run again (a
+                // second collector starting beside one that has migrated and ingests sampled
+                // batches), it adds nothing, not a second row at another rate.
                 """
                 INSERT INTO \(database).sample_rates (app_id, day, rate_ppm, batch_id, visits)
                 SELECT app_id, toUInt32(intDiv(toUInt32(hour), 86400) * 86400) AS day, toUInt32(1000000), batch_id, toUInt32(count())
-                FROM \(database).events GROUP BY app_id, day, batch_id
+                FROM \(database).events
+                WHERE (app_id, batch_id) GLOBAL NOT IN (SELECT app_id, batch_id FROM \(database).sample_rates)
+                GROUP BY app_id, day, batch_id
                 """,
             ]
         },
