@@ -229,8 +229,9 @@ struct ClickHouseMigratorTests {
         try await client.execute("INSERT INTO \(database).sample_rates (app_id, day, rate_ppm, batch_id, visits) VALUES ('shop', \(day), 100000, 'b3', 1)")
         try await client.execute("INSERT INTO \(database).events (app_id, batch_id, event_id, started_at, screen, payload) VALUES ('shop', 'b3', 6, \(day + 900), 'Feed', '{}')")
         for statement in ClickHouseMigrator.migrations[4].statements(topology) { try await client.execute(statement) }
-        #expect(try await client.rows(rows) == expected + [["shop", "\(day)", "100000", "b3", "1"]]
-                    .sorted { ($0[0], $0[1], $0[3]) < ($1[0], $1[1], $1[3]) })
+        let withSampled = try await client.rows(rows)
+        let expectedWithSampled = (expected + [["shop", "\(day)", "100000", "b3", "1"]]).sorted { ($0[0], $0[1], $0[3]) < ($1[0], $1[1], $1[3]) }
+        #expect(withSampled == expectedWithSampled, "\(withSampled)")
         let store = try await ClickHouseStore(client: client)
         #expect(try await store.sampleRates(app: "shop", from: Double(day), to: Double(day + 2 * 86_400))
                 == [SampleRateVisits(sampleRate: 0.1, visits: 1), SampleRateVisits(sampleRate: 1, visits: 4)])
