@@ -167,8 +167,7 @@ public protocol SampleRateStore: Sendable {
     func sampleRates(app: String, from: Double, to: Double) async throws -> [SampleRateVisits]
     /// Deletes the counts of the UTC days that ended by `cutoff` (Unix seconds; the raw
     /// events' retention cutoff), whose raw events are all gone then; returns how many
-    /// (app, day, rate) counts went. A store that counts from the raw events themselves
-    /// (ClickHouse) has nothing more to delete.
+    /// (app, day, rate) counts went (on ClickHouse, the per-batch rows of those days).
     func deleteSampleRates(before cutoff: Double) async throws -> Int
 }
 
