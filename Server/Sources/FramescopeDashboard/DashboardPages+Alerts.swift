@@ -29,6 +29,8 @@ extension DashboardPages {
         var hasAlerts: Bool
         var rows: [AlertRow]
         var summary: String
+        /// The alert rule in effect, in words (who may take part, how many alerts a pass).
+        var rule: String
         var notice: String?
         var noticeIsProblem: Bool
     }
@@ -57,8 +59,12 @@ extension DashboardPages {
                             deliveries: Self.deliveryWords(alert), compareLink: AlertLinks.dashboardCompare(alert))
         }
         let open = alerts.filter { $0.acknowledgedAt == nil }.count
+        let rules = EffectiveAlertRules(settings: try await queries.thresholds(app: app) ?? AppThresholds())
+        let rule = "A version takes part only when at least \(groupThousands(rules.minimumInstallations)) distinct installations "
+            + "sent visits of it (\(rules.minimumInstallationsSource == .app ? "this app's setting" : "the default")), so a version "
+            + "a few devices invent raises nothing; one pass raises at most \(rules.maximumAlertsPerPass) alerts for the app"
         let page = AlertsPage(page: chrome, hasAlerts: !rows.isEmpty, rows: rows,
-                              summary: "\(open) open, \(alerts.count - open) acknowledged",
+                              summary: "\(open) open, \(alerts.count - open) acknowledged", rule: rule,
                               notice: outcome?.message, noticeIsProblem: outcome?.isProblem ?? false)
         return library.render(page, withTemplate: "alerts") ?? ""
     }

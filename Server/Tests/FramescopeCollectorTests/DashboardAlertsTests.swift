@@ -32,6 +32,14 @@ struct DashboardAlertsTests {
             #expect(page.contains("id=\"alerts-table\""))
             #expect(page.contains("\(raised.count) open, 0 acknowledged"))
             #expect(page.contains("aria-current=\"page\">Alerts</a>"))
+            #expect(page.contains("at least 20 distinct installations sent visits of it (the default)"))
+            #expect(page.contains("one pass raises at most \(AlertEvaluator.maximumAlertsPerPass) alerts"))
+            // The app's own rule, once set.
+            var settings = try await store.thresholds(app: "demo") ?? AppThresholds()
+            settings.minimumInstallations = 1500
+            _ = try await store.setThresholds(settings, app: "demo")
+            let changed = String(buffer: try await client.execute(uri: "/dashboard/apps/demo/alerts", method: .get, headers: cookie).body)
+            #expect(changed.contains("at least 1\u{202F}500 distinct installations sent visits of it (this app's setting)"), "\(changed)")
             let link = "/dashboard/apps/demo/compare?days=30&amp;baseline=3.0.0&amp;candidate=3.1.0&amp;screen=Feed"
             for alert in raised {
                 #expect(page.contains("data-alert=\"\(alert.id)\" data-screen=\"Feed\" data-metric=\"\(alert.metric)\""))
