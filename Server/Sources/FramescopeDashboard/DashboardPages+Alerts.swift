@@ -61,7 +61,7 @@ extension DashboardPages {
         let open = alerts.filter { $0.acknowledgedAt == nil }.count
         let rules = EffectiveAlertRules(settings: try await queries.thresholds(app: app) ?? AppThresholds())
         let rule = "A version takes part only when at least \(groupThousands(rules.minimumInstallations)) distinct installations "
-            + "sent visits of it (\(rules.minimumInstallationsSource == .app ? "this app's setting" : "the default")), so a version "
+            + "sent visits of it (\(rules.minimumInstallationsSource == .app ? "set for this app" : "the default")), so a version "
             + "a few devices invent raises nothing; one pass raises at most \(rules.maximumAlertsPerPass) alerts for the app"
         let page = AlertsPage(page: chrome, hasAlerts: !rows.isEmpty, rows: rows,
                               summary: "\(open) open, \(alerts.count - open) acknowledged", rule: rule,

@@ -39,7 +39,7 @@ struct DashboardAlertsTests {
             settings.minimumInstallations = 1500
             _ = try await store.setThresholds(settings, app: "demo")
             let changed = String(buffer: try await client.execute(uri: "/dashboard/apps/demo/alerts", method: .get, headers: cookie).body)
-            #expect(changed.contains("at least 1\u{202F}500 distinct installations sent visits of it (this app's setting)"), "\(changed)")
+            #expect(changed.contains("at least 1\u{202F}500 distinct installations sent visits of it (set for this app)"), "\(changed)")
             let link = "/dashboard/apps/demo/compare?days=30&amp;baseline=3.0.0&amp;candidate=3.1.0&amp;screen=Feed"
             for alert in raised {
                 #expect(page.contains("data-alert=\"\(alert.id)\" data-screen=\"Feed\" data-metric=\"\(alert.metric)\""))
