@@ -453,6 +453,7 @@ public final class Framescope {
         await metricKit?.stop()
         await uploadTask?.value
         await metricKitTask?.value
+        release()
     }
 
     /// The tracker's, the watchdog's and the delivery's counters.

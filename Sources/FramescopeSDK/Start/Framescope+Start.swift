@@ -67,10 +67,15 @@ extension Framescope {
         return framescope
     }
 
-    /// Lets go of what ``start(collector:ingestKey:configure:)`` set up (on ``stop()``).
+    /// Stops what ``start(collector:ingestKey:configure:)`` set up (at the start of ``stop()``).
     func detach() {
         for case let part as any PlatformAttachment in attachments { part.detach() }
         attachments = []
+    }
+
+    /// Lets go of ``shared`` once this SDK has stopped (at the end of ``stop()``), so a new
+    /// ``start(collector:ingestKey:configure:)`` cannot open the same folder beside it.
+    func release() {
         if Self.shared === self { Self.shared = nil }
     }
 
