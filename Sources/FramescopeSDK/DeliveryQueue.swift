@@ -112,7 +112,7 @@ actor DeliveryQueue {
                 statistics.batchesSealed += 1
             }
         }
-        Self.save(current, to: envelopeURL, encoder: encoder)
+        Self.save(current, to: envelopeURL)
     }
 
     /// The file that keeps the envelope visits are being measured under, for the next launch.
@@ -134,21 +134,21 @@ actor DeliveryQueue {
         return (Array(app), Array(device), saved.sampleRate)
     }
 
-    /// Writes `envelope` to `url` (best effort: without it, recovered visits go out under the
-    /// next launch's envelope, as before it existed).
-    private static func save(_ envelope: (app: [UInt8], device: [UInt8], sampleRate: Double?), to url: URL, encoder: JSONEncoder) {
-        guard let app = try? JSONDecoder().decode(AppInfo.self, from: Data(envelope.app)),
-              let device = try? JSONDecoder().decode(DeviceInfo.self, from: Data(envelope.device)),
-              let data = try? encoder.encode(SavedEnvelope(app: app, device: device, sampleRate: envelope.sampleRate))
-        else { return }
-        try? data.write(to: url, options: .atomic)
+    /// Writes `envelope` to `url`, its JSON parts spliced as a batch's are (best effort:
+    /// without it, recovered visits go out under the next launch's envelope, as before it
+    /// existed).
+    private static func save(_ envelope: (app: [UInt8], device: [UInt8], sampleRate: Double?), to url: URL) {
+        var bytes = Array(#"{"app":"#.utf8) + envelope.app + Array(#","device":"#.utf8) + envelope.device
+        if let rate = envelope.sampleRate, rate > 0, rate <= 1 { bytes += Array(#","sampleRate":\#(rate)"#.utf8) }
+        bytes.append(UInt8(ascii: "}"))
+        try? Data(bytes).write(to: url, options: .atomic)
     }
 
     /// Sends `device` in batches sealed from now on (the display's refresh rate, learnt late).
     func update(device: DeviceInfo) {
         guard let json = try? envelopeEncoder.encode(device) else { return }
         envelope.device = Array(json)
-        Self.save(envelope, to: envelopeURL, encoder: envelopeEncoder)
+        Self.save(envelope, to: envelopeURL)
     }
 
     /// What the delivery has done so far, with what the disk queue holds now.

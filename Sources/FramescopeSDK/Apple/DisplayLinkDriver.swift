@@ -107,10 +107,7 @@ public final class DisplayLinkDriver: NSObject {
 
     /// Asks for the highest rate of the screens the app's scenes show on (ProMotion: 120 Hz).
     private func updateFrameRateRange() {
-        // UIWindowScene.screen, iOS 13; UIScreen.maximumFramesPerSecond, iOS 10.3.
-        let scenes = UIApplication.framescopeShared?.connectedScenes ?? []
-        let rates = scenes.compactMap { ($0 as? UIWindowScene)?.screen.maximumFramesPerSecond }
-        guard let highest = rates.max(), highest > 0 else { return }
+        guard let highest = SystemFacts.screenRefreshRate() else { return }
         framescope.displayRefreshRate(highest)
         guard let link else { return }
         // CADisplayLink.preferredFrameRateRange and CAFrameRateRange(minimum:maximum:preferred:), iOS 15.

@@ -23,7 +23,7 @@ public enum InstallationID {
             // A file that is there but cannot be read (data protection before the first
             // unlock, an I/O error) throws rather than making a new id: that would move the
             // installation in or out of the sample and count it twice.
-            let text = String(decoding: try Data(contentsOf: url), as: UTF8.self).trimmingWhitespace()
+            let text = String(decoding: try Data(contentsOf: url), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             if isValid(text) { return text }
         }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -1,4 +1,5 @@
 import FramescopeCore
+import Foundation
 
 /// What the SDK reads about the app and the device by itself, so that an app passes only
 /// its collector and key: the app's version and build, the device's model, OS and highest
@@ -84,7 +85,7 @@ public struct SystemFacts: Sendable, Hashable {
     /// The text without surrounding white space, or nil when nothing is left.
     static func nonEmpty(_ text: String?) -> String? {
         guard let text else { return nil }
-        let trimmed = text.trimmingWhitespace()
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         return trimmed.isEmpty ? nil : trimmed
     }
 }
@@ -96,7 +97,7 @@ public enum OSRelease {
     public static func fields(in text: String) -> [String: String] {
         var fields: [String: String] = [:]
         for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
-            let trimmed = line.trimmingWhitespace()
+            let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !trimmed.hasPrefix("#"), let equals = trimmed.firstIndex(of: "=") else { continue }
             let key = String(trimmed[..<equals])
             guard !key.isEmpty, key.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else { continue }
@@ -119,15 +120,6 @@ public enum OSRelease {
             }
         }
         return result
-    }
-}
-
-extension StringProtocol {
-    /// Without leading and trailing spaces, tabs and line ends.
-    func trimmingWhitespace() -> String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0.isNewline }
-        guard let start = firstIndex(where: { !isSpace($0) }), let end = lastIndex(where: { !isSpace($0) }) else { return "" }
-        return String(self[start...end])
     }
 }
 
