@@ -29,8 +29,9 @@ public struct ClickHouseClient: Sendable {
 
     /// The process's HTTP client for ClickHouse, never shut down: a 2 s connect timeout, and a
     /// failed connection fails the request at once instead of being tried again until the
-    /// request's deadline (async-http-client's default), so a collector answers 503 while
-    /// ClickHouse is down rather than holding every device's request for ``timeout``; no
+    /// 2 s wait for a pooled connection runs out (async-http-client's default; measured: 2 s a
+    /// request against 5 ms), so a collector answers 503 while ClickHouse is down rather than
+    /// holding every device's request; no
     /// redirects; up to 32 connections to each server.
     public static let sharedHTTPClient: HTTPClient = {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(2)))
