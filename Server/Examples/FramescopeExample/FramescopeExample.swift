@@ -162,7 +162,9 @@ struct FramescopeExample: ParsableCommand {
         await framescope.stop()
         let delivery = statistics.delivery
         let problems = Self.problems(delivery, emptied: delivered, timeout: timeout) + Self.problems(statistics.metricKit)
-        print("delivered: \(problems.isEmpty ? "all" : "not all"); visits stored \(stored), accepted by the collector "
+        let short = statistics.tracker.visitsDropped - statistics.shortVisitsKept
+        print("delivered: \(problems.isEmpty ? "all" : "not all"); visits stored \(stored)"
+              + (short > 0 ? " (\(short) dropped as shorter than 1 s or 10 frames)" : "") + ", accepted by the collector "
               + "\(delivery.eventsAccepted), rejected \(delivery.eventsRejected); batches \(delivery.batchesDelivered) "
               + "(\(delivery.batchesDuplicate) duplicate), retries \(delivery.retries), hangs \(statistics.hangs); "
               + "MetricKit payloads delivered \(statistics.metricKit.payloadsDelivered), "
@@ -278,6 +280,11 @@ struct FramescopeExample: ParsableCommand {
             framescope.tick(timestamp: due, targetTimestamp: base + tick.targetTimestamp)
         }
         if inMotion { framescope.endMotion() }
+        // The last frame is shown a frame before the workload's end: stay on the screen for the
+        // whole share, or a 1 s visit measured 0.98 s and the SDK dropped it as too short.
+        let end = base + first.timestamp + seconds
+        let remaining = end - MonotonicClock.system.nowInSeconds()
+        if remaining > 0 { try? await Task.sleep(for: .seconds(remaining)) }
     }
 }
 

@@ -39,14 +39,14 @@ struct SDKEndToEndTests {
         })
     }
 
-    @Test("FramescopeExample measures, flushes and exits 0 once every visit is acknowledged; the visits are in the query API")
+    @Test("FramescopeExample measures, flushes and exits 0 once every visit is acknowledged; the visits are in the query API; visits of exactly the 1 s minimum are kept (the light ones were dropped as 0.98 s)")
     func exampleAgainstServe() async throws {
         let directory = try TemporaryDirectory()
         let (db, ingestKey, readKey) = try ServeEndToEndTests().freshApp(directory)
         let server = try ServerProcess(arguments: ["--db", db])
         defer { server.stop() }
         let example = try startExample(["--collector", "http://127.0.0.1:\(server.port)", "--ingest-key", ingestKey,
-                                          "--app", "shop", "--screens", "4", "--seconds", "5", "--batch-events", "3"])
+                                          "--app", "shop", "--screens", "4", "--seconds", "4", "--batch-events", "3"])
         var lines: [String] = []
         while let line = example.nextLine() { lines.append(line) }
         example.process.waitUntilExit()

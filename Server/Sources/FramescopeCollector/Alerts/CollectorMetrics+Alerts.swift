@@ -18,7 +18,8 @@ extension CollectorMetrics {
         MetricNameDescriptor(namespace: "framescope", metricName: "alerts_raised", unitName: "total", helpText: "Regression alerts raised")
     }
     private static var alertsHeldBack: MetricNameDescriptor {
-        MetricNameDescriptor(namespace: "framescope", metricName: "alerts_held_back",
+        // A gauge of alerts: no unit suffix (an empty unit keeps the name `framescope_alerts_held_back`).
+        MetricNameDescriptor(namespace: "framescope", metricName: "alerts_held_back", unitName: "",
                              helpText: "Regressions the last alert pass found but held back for later passes (over the per-pass limit)")
     }
 }

@@ -18,12 +18,15 @@ extension SQLiteStore {
     }
 
     public func symbolImages(app: String) async throws -> [SymbolImageRecord] {
-        let rows = try await database.read { db in
+        // Records, not rows, leave the closure: `Row` is not Sendable, and with it the read
+        // was GRDB's blocking one, run on the cooperative pool.
+        let images = try await database.read { db in
             try Row.fetchAll(db, sql: "SELECT image_id, name, arch, count, uploaded_at FROM symbol_tables WHERE app_id = ?", arguments: [app])
+                .map { row in
+                    SymbolImageRecord(id: row[0], name: row[1], arch: row[2], symbols: row[3], uploadedAt: ISO8601.format(unixSeconds: row[4]))
+                }
         }
-        return rows.map { row in
-            SymbolImageRecord(id: row[0], name: row[1], arch: row[2], symbols: row[3], uploadedAt: ISO8601.format(unixSeconds: row[4]))
-        }.sorted { (StoredText($0.name), $0.id) < (StoredText($1.name), $1.id) }
+        return images.sorted { (StoredText($0.name), $0.id) < (StoredText($1.name), $1.id) }
     }
 
     public func symbolTables(app: String, ids: Set<String>) async throws -> [String: SymbolTableBlob] {
