@@ -1,3 +1,4 @@
+import Foundation
 @testable import FramescopeCollector
 import FramescopeCore
 import FramescopeSimulation
@@ -51,6 +52,113 @@ struct SymbolUploadTests {
         #expect(back.name(at: 0xFFFF_FFFF_FFFE) == String(repeating: "x", count: 4096))
         #expect(back.name(at: .max) == nil)
         #expect(SymbolTableBlob([]).count == 0 && SymbolTableBlob(bytes: SymbolTableBlob([]).bytes)?.count == 0)
+    }
+
+    @Test("The stored form is pinned, and written alike from a table, from an upload's symbols and as Data")
+    func blobLayout() {
+        let one = [SymbolUpload.Symbol(offset: 0x1000, size: 0x10, name: "a()"), SymbolUpload.Symbol(offset: 0x1090, size: 1, name: "é")]
+        // FSY1, the count 2 (LE), then per symbol: the gap from the last end, the size and the
+        // name's length as LEB128, and the name's UTF-8.
+        let pinned: [UInt8] = Array("FSY1".utf8) + [2, 0, 0, 0] + [0x80, 0x20, 0x10, 3] + Array("a()".utf8) + [0x80, 0x01, 1, 2, 0xC3, 0xA9]
+        #expect(SymbolTableBlob.bytes(of: one) == pinned)
+        #expect(SymbolTableBlob(one).bytes == pinned)
+        #expect([UInt8](SymbolTableBlob.data(of: one)) == pinned)
+        for symbols in [Self.image.symbols, []] {
+            let bytes = SymbolTableBlob(symbols).bytes
+            #expect(SymbolTableBlob.bytes(of: symbols) == bytes && [UInt8](SymbolTableBlob.data(of: symbols)) == bytes)
+        }
+    }
+
+    /// The upload in `text`, read as the route reads it.
+    static func scan(_ text: String) throws -> SymbolUpload {
+        var bytes = Array(text.utf8)
+        return try bytes.withUnsafeMutableBytes { try SymbolUpload.scan(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// The (code, field) of the refusal of `text`, or nil when it is read.
+    static func refusal(_ text: String) -> (String, String?)? {
+        do {
+            _ = try scan(text)
+            return nil
+        } catch let error as CollectorError {
+            return (error.code, error.field)
+        } catch {
+            return ("unexpected \(error)", nil)
+        }
+    }
+
+    @Test("The scanner reads what JSONDecoder read: escapes, UTF-8, 4 KiB names, offsets up to 2^64 − 1, unknown members skipped")
+    func scanMatchesDecoder() throws {
+        let upload = SymbolUpload(images: [Self.image, SymbolUpload.Image(id: "00112233445566778899aabbccddeeff", name: "画面 Kit", arch: "x86_64", symbols: [
+            SymbolUpload.Symbol(offset: 0, size: 1, name: "\u{1F389} tab\there \\ slash"),
+            SymbolUpload.Symbol(offset: UInt64.max - 1, size: 1, name: "last"),
+        ])])
+        let encoded = String(decoding: try JSONEncoder().encode(upload), as: UTF8.self)
+        #expect(try Self.scan(encoded) == upload)
+        #expect(try JSONDecoder().decode(SymbolUpload.self, from: Data(encoded.utf8)) == upload, "the peer agrees")
+        let spaced = #" { "future" : {"a": [1, {"b": null}]}, "images" : [ { "arch" : "arm64" , "x": 1, "symbols" : [ [ 18446744073709551615 , 0 , "m" ] ] , "name" : "S", "id" : "0011223344556677" } ] } "#
+        let read = try Self.scan(spaced)
+        #expect(read.images.first?.symbols.first == SymbolUpload.Symbol(offset: .max, size: 0, name: "m"))
+        #expect(try Self.scan(#"{"images": []}"#).images.isEmpty)
+    }
+
+    @Test("A wrong value is refused naming its field (invalid_field); text that is not JSON is invalid_json")
+    func scanRefusals() {
+        let image = #""id":"0011223344556677","name":"S","arch":"arm64""#
+        let cases: [(String, String, String?)] = [
+            (#"{"images":[{\#(image),"symbols":[[1,2]]}]}"#, "invalid_field", "images[0].symbols[0]"),
+            (#"{"images":[{\#(image),"symbols":[[1,2,"a",4]]}]}"#, "invalid_field", "images[0].symbols[0]"),
+            (#"{"images":[{\#(image),"symbols":[[0,1,"a"],[1,"2","b"]]}]}"#, "invalid_field", "images[0].symbols[1]"),
+            (#"{"images":[{\#(image),"symbols":[[1.5,2,"a"]]}]}"#, "invalid_field", "images[0].symbols[0]"),
+            (#"{"images":[{\#(image),"symbols":[[-1,2,"a"]]}]}"#, "invalid_field", "images[0].symbols[0]"),
+            (#"{"images":[{\#(image),"symbols":[[18446744073709551616,2,"a"]]}]}"#, "invalid_field", "images[0].symbols[0]"),
+            (#"{"images":[{\#(image),"symbols":[[1,2,3]]}]}"#, "invalid_field", "images[0].symbols[0]"),
+            (#"{"images":[{\#(image),"symbols":{}}]}"#, "invalid_field", "images[0].symbols"),
+            (#"{"images":[{\#(image),"symbols":[7]}]}"#, "invalid_field", "images[0].symbols[0]"),
+            (#"{"images":[{"id":"0011223344556677","name":"S","symbols":[]}]}"#, "invalid_field", "images[0].arch"),
+            (#"{"images":[{\#(image),"name":"T","symbols":[]}]}"#, "invalid_field", "images[0].name"),
+            (#"{"images":[{"id":7,"name":"S","arch":"a","symbols":[]}]}"#, "invalid_field", "images[0].id"),
+            (#"{"images":[{\#(image),"symbols":[]}, 5]}"#, "invalid_field", "images[1]"),
+            (#"{"images":{}}"#, "invalid_field", "images"),
+            (#"{"image":[]}"#, "invalid_field", "images"),
+            (#"{"images":[],"images":[]}"#, "invalid_field", "images"),
+            (#"{"images":[{\#(image),"symbols":[[1,2,"a"]]"#, "invalid_json", "images[0].symbols"),
+            (#"{"images":[{\#(image),"symbols":[[1,2,"a\ud800"]]}]}"#, "invalid_json", "images[0].symbols[0]"),
+            (#"{"images":[]} x"#, "invalid_json", nil),
+            (#"[]"#, "invalid_json", nil),
+            ("", "invalid_json", nil),
+            ("\u{FEFF}{\"images\":[]}", "invalid_json", nil),
+        ]
+        for (text, code, field) in cases {
+            let refused = Self.refusal(text)
+            #expect(refused?.0 == code && refused?.1 == field, "\(text): \(String(describing: refused))")
+        }
+        let many = "{\"images\":[" + Array(repeating: "{\(image),\"symbols\":[]}", count: SymbolUpload.maximumImages + 1).joined(separator: ",") + "]}"
+        #expect(Self.refusal(many)?.1 == "images", "more than 256 images, refused by count")
+    }
+
+    @Test("Damaged uploads are refused or read as JSONDecoder reads them, never a crash")
+    func scanDamaged() throws {
+        let valid = Array(try JSONEncoder().encode(SymbolUpload(images: [Self.image])))
+        var random = SeededGenerator(seed: 35)
+        var accepted = 0
+        for round in 0..<3_000 {
+            var bytes = valid
+            if round % 3 == 0 {
+                bytes = Array(bytes.prefix(Int.random(in: 0..<bytes.count, using: &random)))
+            } else {
+                for _ in 0..<Int.random(in: 1...3, using: &random) {
+                    bytes[Int.random(in: 0..<bytes.count, using: &random)] = [UInt8(ascii: "\""), UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "{"),
+                        UInt8(ascii: ","), UInt8(ascii: "9"), UInt8(ascii: "-"), 0xC3, 0, UInt8.random(in: 0...255, using: &random)].randomElement(using: &random) ?? 0
+                }
+            }
+            let scanned = try? bytes.withUnsafeBytes { try SymbolUpload.scan($0) }
+            if let scanned {
+                accepted += 1
+                #expect(try JSONDecoder().decode(SymbolUpload.self, from: Data(bytes)) == scanned, "\(String(decoding: bytes.prefix(200), as: UTF8.self))")
+            }
+        }
+        #expect(accepted > 0 && accepted < 3_000, "\(accepted) of 3,000 damaged uploads read")
     }
 
     @Test("Damaged stored forms read as nothing, never a crash")

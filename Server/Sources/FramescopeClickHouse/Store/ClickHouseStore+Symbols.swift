@@ -12,7 +12,7 @@ extension ClickHouseStore {
             writer.append(image.id)
             writer.append(image.name)
             writer.append(image.arch)
-            writer.append(Base64.encode(SymbolTableBlob(image.symbols).bytes))
+            writer.append(Base64.encode(SymbolTableBlob.bytes(of: image.symbols)))
             writer.append(UInt32(clamping: image.symbols.count))
             writer.append(now)
         }

@@ -80,16 +80,8 @@ extension SymbolUpload {
     /// The upload in `body`, normalised (ids lowercase without dashes, names in NFC) and
     /// checked: 400 `invalid_json` or `invalid_field` naming the field.
     static func decode(_ body: ByteBuffer) throws -> SymbolUpload {
-        var upload: SymbolUpload
-        do {
-            upload = try JSONDecoder().decode(SymbolUpload.self, from: Data(buffer: body))
-        } catch let error as DecodingError {
-            let field = error.fieldPath
-            if case .dataCorrupted = error, field.isEmpty {
-                throw CollectorError(.badRequest, .invalidJSON, message: invalidJSONMessage(Data(buffer: body)))
-            }
-            throw CollectorError(.badRequest, .invalidField, field: field.isEmpty ? nil : field, message: error.reason)
-        }
+        // Read in place (``scan(_:)``): no copy of the body, no map of its values.
+        var upload = try body.withUnsafeReadableBytes { bytes in try SymbolUpload.scan(bytes) }
         // One form, as a hang's images: ids in lowercase without dashes, names in NFC.
         for index in upload.images.indices {
             upload.images[index].id = HangStack.normalizedImageID(upload.images[index].id)

@@ -5,7 +5,7 @@ import GRDB
 /// Symbol tables (migration v16): one row per app and image.
 extension SQLiteStore {
     public func storeSymbols(app: String, images: [SymbolUpload.Image], now: Double) async throws {
-        let rows = images.map { ($0, Data(SymbolTableBlob($0.symbols).bytes)) }
+        let rows = images.map { ($0, SymbolTableBlob.data(of: $0.symbols)) }
         try await database.write { db in
             for (image, blob) in rows {
                 try db.execute(sql: """

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One image's symbols as the stores keep them (one value per image), and the lookup of
 /// an offset in them.
 ///
@@ -40,19 +42,88 @@ public struct SymbolTableBlob: Sendable, Hashable {
 
     /// The binary form.
     public var bytes: [UInt8] {
-        var out = Self.magic
-        let count = UInt32(clamping: offsets.count)
-        for shift in stride(from: 0, to: 32, by: 8) { out.append(UInt8(truncatingIfNeeded: count >> UInt32(shift))) }
-        var previousEnd: UInt64 = 0
-        for index in offsets.indices {
-            Self.appendLEB(offsets[index] &- previousEnd, to: &out)
-            Self.appendLEB(sizes[index], to: &out)
-            let name = Array(names[index].utf8)
-            Self.appendLEB(UInt64(name.count), to: &out)
-            out += name
-            previousEnd = offsets[index] &+ sizes[index]
+        Self.encoded(count: count) { (offsets[$0], sizes[$0], names[$0]) }
+    }
+
+    /// The binary form of `symbols` (sorted, not overlapping), written in one pass into an
+    /// array of exactly its size: no table's arrays built first, no array grown by doubling.
+    public static func bytes(of symbols: [SymbolUpload.Symbol]) -> [UInt8] {
+        encoded(count: symbols.count) { (symbols[$0].offset, symbols[$0].size, symbols[$0].name) }
+    }
+
+    /// The binary form of `symbols` as `Data`, written in place (the SQLite store's blob):
+    /// one copy of the table beside the upload, where building the table, then its bytes,
+    /// then `Data` of them held three (docs/benchmarks.md, "Symbol uploads").
+    public static func data(of symbols: [SymbolUpload.Symbol]) -> Data {
+        let size = encodedSize(count: symbols.count) { (symbols[$0].offset, symbols[$0].size, symbols[$0].name) }
+        var data = Data(count: size)
+        data.withUnsafeMutableBytes { buffer in
+            write(count: symbols.count, into: buffer) { (symbols[$0].offset, symbols[$0].size, symbols[$0].name) }
         }
-        return out
+        return data
+    }
+
+    /// The binary form of `count` symbols, each given by `symbol(index)` as (offset, size, name).
+    private static func encoded(count: Int, _ symbol: (Int) -> (UInt64, UInt64, String)) -> [UInt8] {
+        let size = encodedSize(count: count, symbol)
+        return [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            write(count: count, into: UnsafeMutableRawBufferPointer(buffer), symbol)
+            initialized = size
+        }
+    }
+
+    /// Bytes of the binary form of `count` symbols.
+    private static func encodedSize(count: Int, _ symbol: (Int) -> (UInt64, UInt64, String)) -> Int {
+        var size = magic.count + 4
+        var previousEnd: UInt64 = 0
+        for index in 0..<count {
+            let (offset, length, name) = symbol(index)
+            let nameBytes = name.utf8.count
+            size += lebSize(offset &- previousEnd) + lebSize(length) + lebSize(UInt64(nameBytes)) + nameBytes
+            previousEnd = offset &+ length
+        }
+        return size
+    }
+
+    /// Writes the binary form of `count` symbols into `buffer`, which holds exactly
+    /// ``encodedSize(count:_:)`` bytes.
+    private static func write(count: Int, into buffer: UnsafeMutableRawBufferPointer, _ symbol: (Int) -> (UInt64, UInt64, String)) {
+        var position = 0
+        func put(_ byte: UInt8) {
+            buffer[position] = byte
+            position += 1
+        }
+        func putLEB(_ value: UInt64) {
+            var value = value
+            repeat {
+                var byte = UInt8(value & 0x7F)
+                value >>= 7
+                if value != 0 { byte |= 0x80 }
+                put(byte)
+            } while value != 0
+        }
+        for byte in magic { put(byte) }
+        let stored = UInt32(clamping: count)
+        for shift in stride(from: 0, to: 32, by: 8) { put(UInt8(truncatingIfNeeded: stored >> UInt32(shift))) }
+        var previousEnd: UInt64 = 0
+        for index in 0..<count {
+            let (offset, length, text) = symbol(index)
+            var name = text
+            putLEB(offset &- previousEnd)
+            putLEB(length)
+            name.withUTF8 { utf8 in
+                putLEB(UInt64(utf8.count))
+                UnsafeMutableRawBufferPointer(rebasing: buffer[position..<(position + utf8.count)]).copyMemory(from: UnsafeRawBufferPointer(utf8))
+                position += utf8.count
+            }
+            previousEnd = offset &+ length
+        }
+        precondition(position == buffer.count, "the symbol table's size was measured wrong")
+    }
+
+    /// Bytes of `value` as LEB128.
+    private static func lebSize(_ value: UInt64) -> Int {
+        max(1, (64 - value.leadingZeroBitCount + 6) / 7)
     }
 
     /// Reads the binary form; `nil` for bytes this type did not write.
@@ -77,16 +148,6 @@ public struct SymbolTableBlob: Sendable, Hashable {
             previousEnd = offset &+ size
         }
         guard position == bytes.count else { return nil }
-    }
-
-    private static func appendLEB(_ value: UInt64, to out: inout [UInt8]) {
-        var value = value
-        repeat {
-            var byte = UInt8(value & 0x7F)
-            value >>= 7
-            if value != 0 { byte |= 0x80 }
-            out.append(byte)
-        } while value != 0
     }
 
     private static func readLEB(_ bytes: [UInt8], _ position: inout Int) -> UInt64? {
