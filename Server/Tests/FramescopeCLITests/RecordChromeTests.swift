@@ -3,8 +3,12 @@ import Testing
 
 /// `framescope record chrome` on this machine's Chromium: the thesis' message list as a
 /// page of plain cells and of heavy cells (`dataset messages --html`), both scrolled by the
-/// same script. Needs Chromium: without it the test fails (CI installs it).
-@Suite("framescope record chrome: a real renderer", .serialized)
+/// same script. Needs Chromium: without it the test fails (CI installs it). It measures a
+/// real renderer's smoothness, so it runs in the isolated timing process (scripts/test, after
+/// the main run, with `FRAMESCOPE_ISOLATED_TIMING=1`), not beside hundreds of other tests.
+@Suite("framescope record chrome: a real renderer", .serialized,
+       .enabled(if: ProcessInfo.processInfo.environment["FRAMESCOPE_ISOLATED_TIMING"] != nil,
+                "runs in its own process: FRAMESCOPE_ISOLATED_TIMING=1 swift test --package-path Server --filter RecordChromeTests"))
 struct RecordChromeTests {
     /// Records `cells` scrolled by `script` and returns the report's figures.
     func record(_ cells: String, script: String, in directory: TemporaryDirectory) throws -> (report: [String: Any], trace: String, stderr: String) {

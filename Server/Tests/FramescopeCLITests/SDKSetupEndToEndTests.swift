@@ -107,8 +107,9 @@ struct SDKSetupEndToEndTests {
             try? Data(text.utf8).write(to: url)
             return url.path
         }
-        let base = ["--collector", "http://127.0.0.1:\(server.port)", "--queue", queue.path, "--screens", "0", "--timeout", "5"]
-        // A read key cannot send: 403, and both payloads stay queued.
+        let base = ["--collector", "http://127.0.0.1:\(server.port)", "--queue", queue.path, "--screens", "0", "--timeout", "60"]
+        // A read key cannot send: 403, and both payloads stay queued (the 403 ends the flush at
+        // once; the timeout only bounds a starved run).
         let refused = try runExample(base + ["--ingest-key", readKey, "--metrickit", files[0], "--metrickit", files[1]])
         #expect(refused.exitCode == 1, "\(refused.stdout)\(refused.stderr)")
         #expect(refused.stderr.contains("HTTP 403"), "\(refused.stderr)")

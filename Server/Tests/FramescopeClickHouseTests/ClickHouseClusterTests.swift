@@ -33,15 +33,15 @@ struct ClickHouseClusterTests {
         let client = ClickHouseClient(location: cluster.location(database: database))
         #expect(client.location.cluster == cluster.name)
         let onCluster = "ON CLUSTER \(cluster.name)"
-        try await client.execute("CREATE DATABASE IF NOT EXISTS \(database) \(onCluster)", inDatabase: false)
+        try await client.execute("CREATE DATABASE IF NOT EXISTS \(database) \(onCluster)", inDatabase: false, timeout: ClickHouseClient.schemaTimeout)
         try await client.execute("""
             CREATE TABLE IF NOT EXISTS \(database).visits_local \(onCluster) (app_id String, device_key String, n UInt64)
             ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/\(database)/visits', '{replica}') ORDER BY (app_id, device_key)
-            """)
+            """, timeout: ClickHouseClient.schemaTimeout)
         try await client.execute("""
             CREATE TABLE IF NOT EXISTS \(database).visits \(onCluster) AS \(database).visits_local
             ENGINE = Distributed(\(cluster.name), \(database), visits_local, cityHash64(app_id, device_key))
-            """)
+            """, timeout: ClickHouseClient.schemaTimeout)
         let columns = ["app_id", "device_key", "n"]
         let sync = [("insert_distributed_sync", "1")]
         try await client.insert(into: "visits", columns: columns, rows: Self.rows(from: 0, count: 200), settings: sync)

@@ -39,7 +39,7 @@ struct ClickHouseStoreTests {
         #expect(try await store.ingest([first, other]) == [IngestResult(stored: 5, duplicate: false), IngestResult(stored: 3, duplicate: false)])
         // The ledger forgets b1, as if its row had never been written.
         let local = "\(database).batches\(store.topology.localSuffix)\(store.topology.onCluster)"
-        try await store.client.execute("ALTER TABLE \(local) DELETE WHERE batch_id = 'b1'")
+        try await store.client.execute("ALTER TABLE \(local) DELETE WHERE batch_id = 'b1'", timeout: ClickHouseClient.schemaTimeout)
         for _ in 0..<100 where try await store.client.rows("SELECT count() FROM batches WHERE batch_id = 'b1'").first?.first != "0" {
             try await Task.sleep(for: .milliseconds(100))
         }

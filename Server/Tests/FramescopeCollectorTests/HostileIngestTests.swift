@@ -86,8 +86,12 @@ struct HostileIngestTests {
             for id in ["good-1", "poison", "good-2"] {
                 group.addTask { (id, (try? await commit.ingest(self.ingestBatch(makeBatch(id: id, start: Self.now - 600)))) != nil) }
             }
-            // Let the three queue behind the held write, then release it.
-            try? await Task.sleep(for: .milliseconds(200))
+            // Once the three wait behind the held write, release it (waited for, not slept
+            // on: a starved test process once took longer than any fixed sleep).
+            let clock = ContinuousClock()
+            let deadline = clock.now + .seconds(120)
+            while await commit.waitingBatches < 3, clock.now < deadline { await Task.yield() }
+            #expect(await commit.waitingBatches == 3, "the three batches wait behind the held write")
             await store.gate.release()
             var results: [String: Bool] = [:]
             for await (id, ok) in group { results[id] = ok }

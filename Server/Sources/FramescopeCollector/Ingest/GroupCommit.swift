@@ -32,6 +32,8 @@ public actor GroupCommit {
     public private(set) var refusedBatches = 0
     /// Batches written so far.
     public private(set) var flushedBatches = 0
+    /// Batches waiting for the next flush now (the one being written is not counted).
+    public var waitingBatches: Int { waiting.count }
 
     /// Creates a group commit in front of `store`.
     /// - Parameters:
