@@ -20,8 +20,9 @@ from e2e_common import Checks, http, start_server, stop_server  # noqa: E402
 
 SYMBOLS = 900_000
 # Peak growth over the idle server, in multiples of the inflated body (docs/benchmarks.md,
-# "Symbol uploads": measured 4.2 before the upload kept one copy of each part, 1.9 after).
-PEAK_GROWTH_LIMIT = 3.0
+# "Symbol uploads": 5.0 before the upload was read in place and its tables written in one
+# pass, 4.1 after; the old code fails this bound).
+PEAK_GROWTH_LIMIT = 4.6
 check = Checks()
 
 

@@ -393,7 +393,7 @@ struct EmptyStore: CollectorQueries.Store {
     func hangGroups(app: String, query: EventQuery, source: HangSource, limit: Int) async throws -> [HangGroup] { [] }
     func hangCount(app: String) async throws -> Int { 0 }
     func deleteHangs(startedBefore cutoff: Double, limit: Int) async throws -> Int { 0 }
-    func storeSymbols(app: String, images: [SymbolUpload.Image], now: Double) async throws {}
+    func storeSymbols(app: String, images: consuming [SymbolUpload.Image], now: Double) async throws {}
     func symbolImages(app: String) async throws -> [SymbolImageRecord] { [] }
     func symbolTables(app: String, ids: Set<String>) async throws -> [String: SymbolTableBlob] { [:] }
     func sampleRates(app: String, from: Double, to: Double) async throws -> [SampleRateVisits] { [] }

@@ -4,10 +4,11 @@ import FramescopeCore
 
 /// Symbol tables (migration 4): one row per app and image, the latest upload read with FINAL.
 extension ClickHouseStore {
-    public func storeSymbols(app: String, images: [SymbolUpload.Image], now: Double) async throws {
+    public func storeSymbols(app: String, images: consuming [SymbolUpload.Image], now: Double) async throws {
         guard !images.isEmpty else { return }
         var writer = RowBinaryWriter()
-        for image in images {
+        // The rows encoded, then the upload let go before the insert is sent.
+        for image in consume images {
             writer.append(app)
             writer.append(image.id)
             writer.append(image.name)

@@ -46,13 +46,15 @@ struct HangRoutes: Sendable {
             .add(middleware: AppKeyAuthenticator(store: store, kinds: [.admin], clock: clock))
             .post("symbols") { request, context -> Response in
                 let app = try context.authenticatedApp()
-                let upload = try await uploads.withBody(of: request) { body in try SymbolUpload.decode(body) }
+                let images = try await uploads.withBody(of: request) { body in try SymbolUpload.decode(body).images }
                 let now = clock()
-                try await store.storeSymbols(app: app, images: upload.images, now: now)
-                await queries.symbols.forget(app: app)
-                let stored = SymbolImagesResponse(images: upload.images.map {
+                let stored = SymbolImagesResponse(images: images.map {
                     SymbolImageRecord(id: $0.id, name: $0.name, arch: $0.arch, symbols: $0.symbols.count, uploadedAt: ISO8601.format(unixSeconds: now))
                 }.sorted { (StoredText($0.name), $0.id) < (StoredText($1.name), $1.id) })
+                // Handed over, not copied: the store lets the symbols go once they are encoded,
+                // before it writes (docs/benchmarks.md, "Symbol uploads").
+                try await store.storeSymbols(app: app, images: consume images, now: now)
+                await queries.symbols.forget(app: app)
                 return try stored.response(from: request, context: context, status: .created)
             }
     }

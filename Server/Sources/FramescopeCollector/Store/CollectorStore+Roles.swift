@@ -175,7 +175,7 @@ public protocol SampleRateStore: Sendable {
 public protocol SymbolStore: Sendable {
     /// Stores `images`' symbols for `app` at `now` (Unix seconds), replacing an image's
     /// earlier upload.
-    func storeSymbols(app: String, images: [SymbolUpload.Image], now: Double) async throws
+    func storeSymbols(app: String, images: consuming [SymbolUpload.Image], now: Double) async throws
     /// What `app` has uploaded, by image name then id.
     func symbolImages(app: String) async throws -> [SymbolImageRecord]
     /// The symbols of `app`'s images among `ids`, by id (an image without an upload is absent).

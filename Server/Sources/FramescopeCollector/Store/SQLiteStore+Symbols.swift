@@ -4,15 +4,20 @@ import GRDB
 
 /// Symbol tables (migration v16): one row per app and image.
 extension SQLiteStore {
-    public func storeSymbols(app: String, images: [SymbolUpload.Image], now: Double) async throws {
-        let rows = images.map { ($0, SymbolTableBlob.data(of: $0.symbols)) }
+    public func storeSymbols(app: String, images: consuming [SymbolUpload.Image], now: Double) async throws {
+        // Each table encoded, then the upload let go before the write: SQLite copies a bound
+        // blob twice, and with the decoded symbols still held beside them a 60 MiB upload
+        // peaked at 4.5 times its size (docs/benchmarks.md, "Symbol uploads").
+        let rows = (consume images).map { image in
+            (id: image.id, name: image.name, arch: image.arch, count: image.symbols.count, blob: SymbolTableBlob.data(of: image.symbols))
+        }
         try await database.write { db in
-            for (image, blob) in rows {
+            for row in rows {
                 try db.execute(sql: """
                     INSERT INTO symbol_tables (app_id, image_id, name, arch, symbols, count, uploaded_at) VALUES (?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (app_id, image_id) DO UPDATE SET name = excluded.name, arch = excluded.arch, symbols = excluded.symbols,
                         count = excluded.count, uploaded_at = excluded.uploaded_at
-                    """, arguments: [app, image.id, image.name, image.arch, blob, image.symbols.count, now])
+                    """, arguments: [app, row.id, row.name, row.arch, row.blob, row.count, now])
             }
         }
     }
