@@ -2,12 +2,16 @@
 without exceptions for 4xx/5xx, headless Chromium through Selenium, screenshots, and a
 tally of checks that prints one line per check.
 
-Used by scripts/browser_test.py and scripts/hostile_e2e.py.
+Used by scripts/browser_test.py, scripts/hostile_e2e.py, scripts/flood_e2e.py and
+scripts/symbols_memory_e2e.py.
 """
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -55,6 +59,45 @@ def start_server(binary, work, arguments, ready, env=None, timeout=600, name="co
         process.kill()
         sys.exit(f"{name}: the collector did not start:\n" + text)
     return process, url.group(0), text
+
+
+def with_fresh_collector(binary, check, name, run, env=None):
+    """Creates the app Shop in a new SQLite store, starts `binary serve` on it (port 0), and
+    calls run(server, url, keys). Then checks that the collector is still up; an exception
+    is a failed check, never a skip. Stops the collector; prints its log's tail when a
+    check failed or it died, else removes the folder. NAME names the run in messages."""
+    if not check(os.access(binary, os.X_OK), f"the collector binary {binary} exists"):
+        return
+    work = tempfile.mkdtemp(prefix=f"framescope-{name.split()[0]}-")
+    store = "sqlite:" + os.path.join(work, "c.sqlite")
+    created = subprocess.run([binary, "apps", "create", "Shop", "--store", store, "--format", "json"], capture_output=True, text=True)
+    if not check(created.returncode == 0, f"framescope apps create Shop ({created.returncode})"):
+        print(created.stderr)
+        return
+    keys = json.loads(created.stdout)
+    server, url, _ = start_server(binary, work, ["--store", store, "--host", "127.0.0.1", "--port", "0"], ready=r"listening on http",
+                                  env=env, timeout=120, name=name)
+    try:
+        run(server, url, keys)
+        check(server.poll() is None and http(url + "/health")[0] == 200, "the collector is up at the end")
+    except Exception as error:  # a dead collector or a broken answer: a failure, never a skip
+        check(False, f"the {name} stopped: {type(error).__name__}: {str(error)[:300]}")
+    finally:
+        crashed = server.poll() is not None
+        if not crashed:
+            stop_server(server)
+        if crashed or check.failures:
+            with open(os.path.join(work, "serve.log")) as log:
+                print(f"collector log ({work}/serve.log), tail:\n{log.read()[-3000:]}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def summary(check, started, name):
+    """Prints the run's time and tally; the exit code: 1 when a check failed."""
+    print(f"{name}: {time.time() - started:.1f} s")
+    print(f"{check.passed} passed, {len(check.failures)} failed", flush=True)
+    return 1 if check.failures else 0
 
 
 def stop_server(process, timeout=30):

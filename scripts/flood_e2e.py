@@ -34,10 +34,7 @@ import json
 import os
 import re
 import secrets
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
 import types
 import urllib.parse
@@ -51,7 +48,7 @@ except ImportError:
     for name in ["selenium", "selenium.webdriver", "selenium.webdriver.chrome", "selenium.webdriver.chrome.service"]:
         sys.modules.setdefault(name, types.ModuleType(name))
     sys.modules["selenium.webdriver.chrome.service"].Service = None
-from e2e_common import ROOT, Checks, http, start_server, stop_server  # noqa: E402
+from e2e_common import ROOT, Checks, http, summary, with_fresh_collector  # noqa: E402
 
 check = Checks()
 
@@ -164,33 +161,10 @@ def sign_in(url, read_key):
 def main():
     started = time.time()
     binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "Server", ".build", "debug", "framescope")
-    if not check(os.access(binary, os.X_OK), f"the collector binary {binary} exists"):
-        return finish(started)
-    work = tempfile.mkdtemp(prefix="framescope-flood-")
-    store = "sqlite:" + os.path.join(work, "c.sqlite")
-    created = subprocess.run([binary, "apps", "create", "Shop", "--store", store, "--format", "json"], capture_output=True, text=True)
-    if not check(created.returncode == 0, f"framescope apps create Shop ({created.returncode})"):
-        print(created.stderr)
-        return finish(started)
-    keys = json.loads(created.stdout)
     admin_token = secrets.token_hex(24)
-    server, url, _ = start_server(binary, work, ["--store", store, "--host", "127.0.0.1", "--port", "0"], ready=r"listening on http",
-                                  env={"FRAMESCOPE_ADMIN_TOKEN": admin_token}, timeout=120, name="flood e2e")
-    try:
-        run(server, url, keys, admin_token)
-        check(server.poll() is None and http(url + "/health")[0] == 200, "the collector is up at the end")
-    except Exception as error:  # a dead collector or a broken answer: a failure, never a skip
-        check(False, f"the flood stopped: {type(error).__name__}: {str(error)[:300]}")
-    finally:
-        crashed = server.poll() is not None
-        if not crashed:
-            stop_server(server)
-        if crashed or check.failures:
-            with open(os.path.join(work, "serve.log")) as log:
-                print(f"collector log ({work}/serve.log), tail:\n{log.read()[-3000:]}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
-    return finish(started)
+    with_fresh_collector(binary, check, "flood e2e", lambda server, url, keys: run(server, url, keys, admin_token),
+                         env={"FRAMESCOPE_ADMIN_TOKEN": admin_token})
+    return summary(check, started, "flood e2e")
 
 
 def run(server, url, keys, admin_token):
@@ -281,12 +255,6 @@ def run(server, url, keys, admin_token):
     rss, peak = memory(server.pid)
     check(peak < RSS_LIMIT_MIB,
           f"the server's peak RSS through the flood and every read: {peak:.0f} MiB (bound {RSS_LIMIT_MIB} MiB; {idle:.0f} MiB before, {rss:.0f} MiB now)")
-
-
-def finish(started):
-    print(f"flood e2e: {time.time() - started:.1f} s")
-    print(f"{check.passed} passed, {len(check.failures)} failed", flush=True)
-    return 1 if check.failures else 0
 
 
 if __name__ == "__main__":

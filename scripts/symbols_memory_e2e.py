@@ -9,14 +9,11 @@ Usage: python3 scripts/symbols_memory_e2e.py BINARY
 import gzip
 import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from e2e_common import Checks, http, start_server, stop_server  # noqa: E402
+from e2e_common import Checks, http, summary, with_fresh_collector  # noqa: E402
 
 SYMBOLS = 900_000
 # Peak growth over the idle server, in multiples of the inflated body (docs/benchmarks.md,
@@ -48,57 +45,31 @@ def upload_body():
 def main():
     started = time.time()
     binary = sys.argv[1] if len(sys.argv) > 1 else ""
-    if not check(os.access(binary, os.X_OK), f"the collector binary {binary} exists"):
-        return finish(started)
-    work = tempfile.mkdtemp(prefix="framescope-symbols-")
-    store = "sqlite:" + os.path.join(work, "c.sqlite")
-    created = subprocess.run([binary, "apps", "create", "Shop", "--store", store, "--format", "json"], capture_output=True, text=True)
-    if not check(created.returncode == 0, f"framescope apps create Shop ({created.returncode})"):
-        print(created.stderr)
-        return finish(started)
-    keys = json.loads(created.stdout)
+    with_fresh_collector(binary, check, "symbols e2e", upload)
+    return summary(check, started, "symbols e2e")
+
+
+def upload(server, url, keys):
     raw = upload_body()
     sent = gzip.compress(raw, 6)
-    server, url, _ = start_server(binary, work, ["--store", store, "--host", "127.0.0.1", "--port", "0"],
-                                  ready=r"listening on http", timeout=120, name="symbols e2e")
-    try:
-        time.sleep(1)
-        idle = peak_mib(server.pid)
-        began = time.time()
-        status, _, answer = http(f"{url}/v1/apps/shop/symbols", "POST",
-                                 {"Authorization": f"Bearer {keys['adminKey']}", "Content-Type": "application/json",
-                                  "Content-Encoding": "gzip"}, sent, timeout=600)
-        took = time.time() - began
-        check(status == 201, f"POST …/symbols of {SYMBOLS:,} symbols ({len(raw) / 2**20:.1f} MiB, "
-                             f"{len(sent) / 2**20:.1f} MiB gzip) → {status} in {took:.1f} s {answer[:160]!r}")
-        peak = peak_mib(server.pid)
-        status, _, listed = http(f"{url}/v1/apps/shop/symbols", headers={"Authorization": f"Bearer {keys['readKey']}"})
-        images = json.loads(listed).get("images", []) if status == 200 else []
-        check([image.get("symbols") for image in images] == [SYMBOLS], f"GET …/symbols lists the image with {SYMBOLS:,} symbols")
-        growth = peak - idle
-        ratio = growth / (len(raw) / 2**20)
-        check(ratio < PEAK_GROWTH_LIMIT,
-              f"peak RSS {idle:.0f} → {peak:.0f} MiB: grew {growth:.0f} MiB, {ratio:.1f}× the inflated body "
-              f"(bound {PEAK_GROWTH_LIMIT}×)")
-        check(server.poll() is None and http(url + "/health")[0] == 200, "the collector is up at the end")
-    except Exception as error:  # a dead collector or a broken answer: a failure, never a skip
-        check(False, f"the upload stopped: {type(error).__name__}: {str(error)[:300]}")
-    finally:
-        crashed = server.poll() is not None
-        if not crashed:
-            stop_server(server)
-        if crashed or check.failures:
-            with open(os.path.join(work, "serve.log")) as log:
-                print(f"collector log ({work}/serve.log), tail:\n{log.read()[-3000:]}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
-    return finish(started)
-
-
-def finish(started):
-    print(f"symbols e2e: {time.time() - started:.1f} s")
-    print(f"{check.passed} passed, {len(check.failures)} failed", flush=True)
-    return 1 if check.failures else 0
+    time.sleep(1)
+    idle = peak_mib(server.pid)
+    began = time.time()
+    status, _, answer = http(f"{url}/v1/apps/shop/symbols", "POST",
+                             {"Authorization": f"Bearer {keys['adminKey']}", "Content-Type": "application/json",
+                              "Content-Encoding": "gzip"}, sent, timeout=600)
+    took = time.time() - began
+    check(status == 201, f"POST …/symbols of {SYMBOLS:,} symbols ({len(raw) / 2**20:.1f} MiB, "
+                         f"{len(sent) / 2**20:.1f} MiB gzip) → {status} in {took:.1f} s {answer[:160]!r}")
+    peak = peak_mib(server.pid)
+    status, _, listed = http(f"{url}/v1/apps/shop/symbols", headers={"Authorization": f"Bearer {keys['readKey']}"})
+    images = json.loads(listed).get("images", []) if status == 200 else []
+    check([image.get("symbols") for image in images] == [SYMBOLS], f"GET …/symbols lists the image with {SYMBOLS:,} symbols")
+    growth = peak - idle
+    ratio = growth / (len(raw) / 2**20)
+    check(ratio < PEAK_GROWTH_LIMIT,
+          f"peak RSS {idle:.0f} → {peak:.0f} MiB: grew {growth:.0f} MiB, {ratio:.1f}× the inflated body "
+          f"(bound {PEAK_GROWTH_LIMIT}×)")
 
 
 if __name__ == "__main__":
