@@ -61,11 +61,13 @@ public final class ClickHouseCluster: @unchecked Sendable {
         servers = started
     }
 
-    /// Waits until `server` reads ZooKeeper's root (`system.zookeeper`), up to 30 s.
+    /// Waits until `server` reads ZooKeeper's root (`system.zookeeper`), up to
+    /// ``ClickHouseServer/startupDeadline``.
     private static func waitForZooKeeper(_ server: ClickHouseServer) async throws {
         let client = ClickHouseClient(location: server.location(database: "default"), timeout: 5)
         var last = ""
-        for _ in 0..<300 {
+        let deadline = ContinuousClock.now + ClickHouseServer.startupDeadline
+        while ContinuousClock.now < deadline {
             do {
                 let rows = try await client.rows("SELECT count() FROM system.zookeeper WHERE path = '/'")
                 if let count = rows.first?.first.flatMap({ Int($0) }), count > 0 { return }
@@ -75,7 +77,7 @@ public final class ClickHouseCluster: @unchecked Sendable {
             }
             try await Task.sleep(for: .milliseconds(100))
         }
-        throw ClickHouseServer.Missing(description: "clickhouse-server on port \(server.httpPort) did not reach ZooKeeper within 30 s: \(last)")
+        throw ClickHouseServer.Missing(description: "clickhouse-server on port \(server.httpPort) did not reach ZooKeeper within \(ClickHouseServer.startupDeadline): \(last)")
     }
 
     /// The location of `database` on the cluster: the first server's HTTP port, with the

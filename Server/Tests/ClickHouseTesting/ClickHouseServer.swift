@@ -123,20 +123,26 @@ public final class ClickHouseServer: @unchecked Sendable {
         }
     }
 
+    /// How long a test waits for a server it started to be ready, in seconds: a deadline, not
+    /// a count of polls, and long, because CI's main run starts about nine servers and three
+    /// JVMs at once on two cores, where a poll's own time stretches too.
+    public static let startupDeadline: Duration = .seconds(120)
+
     /// Spawns the server on its folder and config and waits until it answers `/ping` (up to
-    /// 30 s); if it does not, stops it and throws with the end of its error log.
+    /// ``startupDeadline``); if it does not, stops it and throws with the end of its error log.
     private func launch() async throws {
         let path = directory.path
         pid = try Self.spawn(Self.binary, arguments: ["--config-file=\(path)/config.xml"], log: "\(path)/log/stdout.log", folder: path)
         let client = ClickHouseClient(location: location(database: "default"), timeout: 5)
-        for _ in 0..<300 {
+        let deadline = ContinuousClock.now + Self.startupDeadline
+        while ContinuousClock.now < deadline {
             if await client.ping() { return }
             guard isRunning else { break }
             try await Task.sleep(for: .milliseconds(100))
         }
         let output = (try? String(contentsOf: directory.appendingPathComponent("log/server.err.log"), encoding: .utf8)) ?? ""
         halt()
-        throw Missing(description: "clickhouse-server did not answer /ping on port \(httpPort) within 30 s: \(output.suffix(1500))")
+        throw Missing(description: "clickhouse-server did not answer /ping on port \(httpPort) within \(Self.startupDeadline): \(output.suffix(1500))")
     }
 
     /// The location of `database` on this server.
@@ -146,13 +152,15 @@ public final class ClickHouseServer: @unchecked Sendable {
 
     /// Starts the server again on the same folder, ports and config, its data kept, after
     /// stopping it with ``halt()`` if it runs. Returns once it answers `/ping` and none of its
-    /// replicated tables is read-only (up to 30 s), so a shard brought back takes inserts.
+    /// replicated tables is read-only (each up to ``startupDeadline``), so a shard brought back
+    /// takes inserts.
     public func restart() async throws {
         halt()
         try await launch()
         let client = ClickHouseClient(location: location(database: "default"), timeout: 5)
         var last = ""
-        for _ in 0..<300 {
+        let deadline = ContinuousClock.now + Self.startupDeadline
+        while ContinuousClock.now < deadline {
             do {
                 let rows = try await client.rows("SELECT count() FROM system.replicas WHERE is_readonly")
                 if rows == [["0"]] { return }
@@ -163,7 +171,7 @@ public final class ClickHouseServer: @unchecked Sendable {
             guard isRunning else { break }
             try await Task.sleep(for: .milliseconds(100))
         }
-        throw Missing(description: "clickhouse-server on port \(httpPort) restarted but was not ready within 30 s: \(last)")
+        throw Missing(description: "clickhouse-server on port \(httpPort) restarted but was not ready within \(Self.startupDeadline): \(last)")
     }
 
     /// Stops the server (SIGTERM, then SIGKILL after 10 s), reaps it and deletes its folder.

@@ -69,7 +69,8 @@ public final class ZooKeeperServer: @unchecked Sendable {
             "org.apache.zookeeper.server.quorum.QuorumPeerMain", "\(path)/zoo.cfg",
         ], log: "\(path)/zookeeper.log", folder: path)
         var last = "no answer"
-        for _ in 0..<300 {
+        let deadline = ContinuousClock.now + ClickHouseServer.startupDeadline
+        while ContinuousClock.now < deadline {
             if let ruok = Self.fourLetterWord("ruok", port: port) {
                 last = "ruok: \(ruok)"
                 if ruok == "imok", let srvr = Self.fourLetterWord("srvr", port: port) {
@@ -82,7 +83,7 @@ public final class ZooKeeperServer: @unchecked Sendable {
         }
         let output = (try? String(contentsOf: directory.appendingPathComponent("zookeeper.log"), encoding: .utf8)) ?? ""
         stop()
-        throw ClickHouseServer.Missing(description: "ZooKeeper did not serve on port \(port) within 30 s (\(last)): \(output.suffix(1500))")
+        throw ClickHouseServer.Missing(description: "ZooKeeper did not serve on port \(port) within \(ClickHouseServer.startupDeadline) (\(last)): \(output.suffix(1500))")
     }
 
     /// The `<zookeeper>` element of a clickhouse-server config that points at this server.
