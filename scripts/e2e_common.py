@@ -2,8 +2,8 @@
 without exceptions for 4xx/5xx, headless Chromium through Selenium, screenshots, and a
 tally of checks that prints one line per check.
 
-Used by scripts/browser_test.py, scripts/hostile_e2e.py, scripts/flood_e2e.py and
-scripts/symbols_memory_e2e.py.
+Used by scripts/browser_test.py, scripts/hostile_e2e.py, scripts/slow_clients_e2e.py,
+scripts/flood_e2e.py and scripts/symbols_memory_e2e.py.
 """
 import json
 import os
@@ -83,19 +83,26 @@ def with_fresh_collector(binary, check, name, run, env=None):
     except Exception as error:  # a dead collector or a broken answer: a failure, never a skip
         check(False, f"the {name} stopped: {type(error).__name__}: {str(error)[:300]}")
     finally:
-        crashed = server.poll() is not None
-        if not crashed:
-            stop_server(server)
-        if crashed or check.failures:
-            with open(os.path.join(work, "serve.log")) as log:
-                print(f"collector log ({work}/serve.log), tail:\n{log.read()[-3000:]}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
+        stop_and_report(server, work, check)
 
 
-def summary(check, started, name):
-    """Prints the run's time and tally; the exit code: 1 when a check failed."""
-    print(f"{name}: {time.time() - started:.1f} s")
+def stop_and_report(server, work, check):
+    """Stops the collector unless it died; when it died or a check failed, prints the tail of
+    WORK/serve.log (escaped to ASCII: it may hold the hostile strings sent), else removes WORK."""
+    crashed = server.poll() is not None
+    if not crashed:
+        stop_server(server)
+    if crashed or check.failures:
+        with open(os.path.join(work, "serve.log"), errors="replace") as log:
+            tail = log.read()[-4000:].encode("ascii", "backslashreplace").decode()
+            print(f"collector log ({work}/serve.log), tail:\n{tail}")
+    else:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def summary(check, started, name, note=""):
+    """Prints the run's time (and NOTE) and tally; the exit code: 1 when a check failed."""
+    print(f"{name}: {time.time() - started:.1f} s{note}")
     print(f"{check.passed} passed, {len(check.failures)} failed", flush=True)
     return 1 if check.failures else 0
 

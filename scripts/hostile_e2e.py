@@ -26,7 +26,6 @@ import json
 import os
 import re
 import secrets
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -34,7 +33,7 @@ import time
 import urllib.parse
 import zlib
 
-from e2e_common import ROOT, Checks, http, make_driver, shot, start_server, stop_server
+from e2e_common import ROOT, Checks, http, make_driver, shot, start_server, stop_and_report, summary
 
 check = Checks()
 INT_MAX = 9223372036854775807
@@ -591,22 +590,12 @@ def main():
                 check(False, f"{phase.__name__} stopped: {type(error).__name__}: {short(str(error), 300)}")
         check(server.poll() is None and collector.healthy(), "the collector is up at the end")
     finally:
-        crashed = server.poll() is not None
-        if not crashed:
-            stop_server(server)
-        if crashed or check.failures:
-            with open(os.path.join(work, "serve.log")) as log:
-                tail = log.read()[-4000:].encode("ascii", "backslashreplace").decode()
-                print(f"collector log ({work}/serve.log), tail:\n{tail}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
+        stop_and_report(server, work, check)
     return finish(started)
 
 
 def finish(started):
-    print(f"hostile e2e: {time.time() - started:.1f} s; screenshots in artifacts/screenshots/hostile-*.png")
-    print(f"{check.passed} passed, {len(check.failures)} failed", flush=True)
-    return 1 if check.failures else 0
+    return summary(check, started, "hostile e2e", note="; screenshots in artifacts/screenshots/hostile-*.png")
 
 
 if __name__ == "__main__":

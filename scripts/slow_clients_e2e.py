@@ -26,7 +26,6 @@ import os
 import re
 import resource
 import secrets
-import shutil
 import socket
 import subprocess
 import sys
@@ -34,7 +33,7 @@ import tempfile
 import threading
 import time
 
-from e2e_common import ROOT, Checks, http, start_server, stop_server
+from e2e_common import ROOT, Checks, http, start_server, stop_and_report, summary
 
 check = Checks()
 
@@ -390,21 +389,12 @@ def main():
                 check(False, f"{phase.__name__} stopped: {type(error).__name__}: {error}")
         check(server.poll() is None and collector.health()[0], "the collector is up at the end")
     finally:
-        crashed = server.poll() is not None
-        if not crashed:
-            stop_server(server)
-        if crashed or check.failures:
-            with open(os.path.join(work, "serve.log"), errors="replace") as log:
-                print(f"collector log ({work}/serve.log), tail:\n{log.read()[-3000:]}")
-        else:
-            shutil.rmtree(work, ignore_errors=True)
+        stop_and_report(server, work, check)
     return finish(started)
 
 
 def finish(started):
-    print(f"slow clients e2e: {time.time() - started:.1f} s")
-    print(f"{check.passed} passed, {len(check.failures)} failed", flush=True)
-    return 1 if check.failures else 0
+    return summary(check, started, "slow clients e2e")
 
 
 if __name__ == "__main__":

@@ -48,19 +48,22 @@ public struct SymbolTableBlob: Sendable, Hashable {
     /// The binary form of `symbols` (sorted, not overlapping), written in one pass into an
     /// array of exactly its size: no table's arrays built first, no array grown by doubling.
     public static func bytes(of symbols: [SymbolUpload.Symbol]) -> [UInt8] {
-        encoded(count: symbols.count) { (symbols[$0].offset, symbols[$0].size, symbols[$0].name) }
+        encoded(count: symbols.count, fields(of: symbols))
     }
 
     /// The binary form of `symbols` as `Data`, written in place (the SQLite store's blob):
     /// one copy of the table beside the upload, where building the table, then its bytes,
     /// then `Data` of them held three (docs/benchmarks.md, "Symbol uploads").
     public static func data(of symbols: [SymbolUpload.Symbol]) -> Data {
-        let size = encodedSize(count: symbols.count) { (symbols[$0].offset, symbols[$0].size, symbols[$0].name) }
-        var data = Data(count: size)
-        data.withUnsafeMutableBytes { buffer in
-            write(count: symbols.count, into: buffer) { (symbols[$0].offset, symbols[$0].size, symbols[$0].name) }
-        }
+        let symbol = fields(of: symbols)
+        var data = Data(count: encodedSize(count: symbols.count, symbol))
+        data.withUnsafeMutableBytes { write(count: symbols.count, into: $0, symbol) }
         return data
+    }
+
+    /// The (offset, size, name) of each of `symbols`, by position.
+    private static func fields(of symbols: [SymbolUpload.Symbol]) -> (Int) -> (UInt64, UInt64, String) {
+        { (symbols[$0].offset, symbols[$0].size, symbols[$0].name) }
     }
 
     /// The binary form of `count` symbols, each given by `symbol(index)` as (offset, size, name).

@@ -50,11 +50,12 @@ private struct SymbolUploadReader {
         CollectorError(.badRequest, .invalidField, field: path, message: message)
     }
 
-    /// Refuses the coming value unless its first byte is `opening` (`{`, `[` or `"`).
-    mutating func expectValue(_ opening: UInt8, _ what: String) throws {
+    /// Refuses the coming value unless its first byte is `opening` (`{`, `[` or `"`); `what`
+    /// is only written out for the refusal, not for each of a million symbols read.
+    mutating func expectValue(_ opening: UInt8, _ what: @autoclosure () -> String) throws {
         scanner.skipWhitespace()
         guard scanner.index < scanner.bytes.count else { throw scanner.error("the input ends where a value was expected") }
-        guard scanner.peek() == opening else { throw invalid("\(path ?? "the body") must be \(what)") }
+        guard scanner.peek() == opening else { throw invalid("\(path ?? "the body") must be \(what())") }
     }
 
     mutating func upload() throws -> SymbolUpload {
