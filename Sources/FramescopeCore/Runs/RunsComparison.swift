@@ -58,24 +58,39 @@ public struct RunsComparison: Sendable, Hashable {
                 gating: [RunFigure] = RunFigure.defaultGating, confidence: Double = 0.95,
                 minimumChanges: [RunFigure: MinimumChange] = [:]) {
         self.confidence = confidence
-        let alpha = (1 - confidence) / Double(max(1, gating.count))
+        // Exact: `confidence` as the decimal it prints as, α a fraction (SignificanceLevel).
+        let alpha = SignificanceLevel(confidence: confidence, comparisons: max(1, gating.count))
+        var ranks = CriticalRanks()
         rows = figures.map { figure in
             Self.judge(figure, baseline: baseline.compactMap(figure.value(in:)), candidate: candidate.compactMap(figure.value(in:)),
-                       alpha: alpha, minimum: minimumChanges[figure] ?? figure.defaultMinimumChange, gating: gating.contains(figure))
+                       alpha: alpha, minimum: minimumChanges[figure] ?? figure.defaultMinimumChange, gating: gating.contains(figure),
+                       ranks: &ranks)
         }
     }
 
     /// One figure's row from its values per run.
-    public static func judge(_ figure: RunFigure, baseline: [Double], candidate: [Double], alpha: Double, minimum: MinimumChange,
-                             gating: Bool) -> Row {
+    /// `alpha` is each interval's level (nil when the confidence asked for is not one: no interval).
+    public static func judge(_ figure: RunFigure, baseline: [Double], candidate: [Double], alpha: SignificanceLevel?,
+                             minimum: MinimumChange, gating: Bool) -> Row {
+        var ranks = CriticalRanks()
+        return judge(figure, baseline: baseline, candidate: candidate, alpha: alpha, minimum: minimum, gating: gating, ranks: &ranks)
+    }
+
+    /// As ``judge(_:baseline:candidate:alpha:minimum:gating:)``, with the ranks already counted.
+    static func judge(_ figure: RunFigure, baseline: [Double], candidate: [Double], alpha: SignificanceLevel?,
+                      minimum: MinimumChange, gating: Bool, ranks: inout CriticalRanks) -> Row {
         let baselineMedian = median(baseline)
         let candidateMedian = median(candidate)
         var row = Row(figure: figure, baseline: baseline, candidate: candidate, baselineMedian: baselineMedian,
                       candidateMedian: candidateMedian, shift: nil, minimumChange: nil, detectableChange: nil,
                       verdict: .inconclusive, reason: "", gating: gating)
-        row.detectableChange = noiseFloor(baseline, alpha: alpha)
-        guard let baselineMedian, let shift = ShiftInterval(baseline: baseline, candidate: candidate, alpha: alpha) else {
-            row.reason = "too few runs: \(baseline.count) and \(candidate.count) give no interval at \(percent(1 - alpha))"
+        guard let alpha else {
+            row.reason = "no interval: the confidence is not a level between 0 and 1"
+            return row
+        }
+        row.detectableChange = noiseFloor(baseline, alpha: alpha, ranks: &ranks)
+        guard let baselineMedian, let shift = ShiftInterval(baseline: baseline, candidate: candidate, level: alpha, ranks: &ranks) else {
+            row.reason = "too few runs: \(baseline.count) and \(candidate.count) give no interval at \(percent(alpha.confidence))"
             return row
         }
         let needed = minimum.amount(baselineMedian: baselineMedian)
@@ -101,8 +116,8 @@ public struct RunsComparison: Sendable, Hashable {
 
     /// The half-width of the interval a sample gives against itself shifted by nothing: the
     /// smallest change runs this noisy could detect. Nil with too few runs.
-    static func noiseFloor(_ values: [Double], alpha: Double) -> Double? {
-        guard let interval = ShiftInterval(baseline: values, candidate: values, alpha: alpha) else { return nil }
+    static func noiseFloor(_ values: [Double], alpha: SignificanceLevel, ranks: inout CriticalRanks) -> Double? {
+        guard let interval = ShiftInterval(baseline: values, candidate: values, level: alpha, ranks: &ranks) else { return nil }
         return (interval.upper - interval.lower) / 2
     }
 

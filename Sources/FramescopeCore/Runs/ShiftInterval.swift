@@ -1,95 +1,203 @@
-/// The shift between two small samples (candidate − baseline) with a rank-based confidence
+/// The shift between two samples (candidate − baseline) with a rank-based confidence
 /// interval: the Hodges–Lehmann estimate (the median of every pairwise difference) and the
 /// Mann–Whitney interval (Moses), which assume only that the candidate's values are the
 /// baseline's shifted, not that either is normal.
 ///
 /// Chosen for 5–20 runs a side of skewed figures with ties (hitch ratios, drop counts):
 /// a run that hit a stall moves a mean and a t-interval far, a rank statistic by one rank.
-/// The interval is exact for continuous data (the null distribution of the Mann–Whitney U is
-/// counted, not approximated, up to 30 runs a side; a normal approximation beyond); ties
-/// make it conservative. docs/decisions.md has the measured false-positive rate and power.
+/// The interval's rank comes from the exact null distribution of the Mann–Whitney U
+/// (``MannWhitneyCounts``, compared with α in integers) whenever counting it costs at most
+/// ``exactWorkLimit`` word additions — every pair of sizes up to 150 a side, and any size
+/// when one side is small — and from a normal approximation beyond, whose coverage
+/// docs/metrics.md states as measured. Ties make it conservative.
+///
+/// The pairwise differences are never stored: each order statistic is found by bisecting the
+/// ordered `Double`s and counting the differences at or below a value in one pass over the two
+/// sorted samples, so memory is O(m + n) and time O((m + n) · 64) past the sort.
 ///
 /// ```swift
-/// let shift = ShiftInterval(baseline: [4.1, 3.9, 4.4, 4.0, 4.2], candidate: [6.0, 5.7, 6.3, 5.9, 6.1], alpha: 0.05)
+/// let shift = ShiftInterval(baseline: [4.1, 3.9, 4.4, 4.0, 4.2], candidate: [6.0, 5.7, 6.3, 5.9, 6.1],
+///                           level: SignificanceLevel(numerator: 1, denominator: 20)!)
 /// shift?.estimate   // 1.9
 /// shift?.lower      // the interval's lower end, > 0: the candidate is higher
 /// ```
 public struct ShiftInterval: Sendable, Hashable {
     /// The Hodges–Lehmann estimate of the shift, in the values' unit.
     public var estimate: Double
-    /// The interval's lower end.
+    /// The interval's lower end, in the values' unit.
     public var lower: Double
-    /// The interval's upper end.
+    /// The interval's upper end, in the values' unit.
     public var upper: Double
-    /// The interval's nominal coverage, 1 − α (its exact coverage is at least this).
+    /// The interval's nominal coverage, 1 − α (with ``exact``, its coverage is at least this).
     public var confidence: Double
+    /// Whether the interval's rank came from the exact distribution (else the normal approximation).
+    public var exact: Bool
 
-    /// The shift of `candidate` from `baseline` with a `1 − alpha` interval, or `nil` when the
+    /// The shift of `candidate` from `baseline` with a `1 − level` interval, or `nil` when the
     /// samples are too small for any interval at that level (with 3 runs a side the smallest
-    /// two-sided level is 0.1) or a value is not finite.
-    public init?(baseline: [Double], candidate: [Double], alpha: Double) {
+    /// two-sided level is 0.1), a value is not finite, or m·n does not fit an `Int`.
+    public init?(baseline: [Double], candidate: [Double], level: SignificanceLevel) {
+        var ranks = CriticalRanks()
+        self.init(baseline: baseline, candidate: candidate, level: level, ranks: &ranks)
+    }
+
+    /// As ``init(baseline:candidate:level:)``, taking the rank from `ranks` (and adding it):
+    /// several figures over the same runs count each distribution once.
+    public init?(baseline: [Double], candidate: [Double], level: SignificanceLevel, ranks: inout CriticalRanks) {
         let m = baseline.count, n = candidate.count
-        guard m > 0, n > 0, alpha > 0, alpha < 1, (baseline + candidate).allSatisfy(\.isFinite) else { return nil }
-        let k = Self.criticalCount(m: m, n: n, alpha: alpha)
-        guard k > 0 else { return nil }
-        var differences: [Double] = []
-        differences.reserveCapacity(m * n)
-        for b in baseline { for c in candidate { differences.append(c - b) } }
-        differences.sort()
-        let count = differences.count
-        estimate = count % 2 == 1 ? differences[count / 2] : (differences[count / 2 - 1] + differences[count / 2]) / 2
-        lower = differences[k - 1]
-        upper = differences[count - k]
-        confidence = 1 - alpha
+        guard m > 0, n > 0, baseline.allSatisfy(\.isFinite), candidate.allSatisfy(\.isFinite) else { return nil }
+        let (count, overflow) = m.multipliedReportingOverflow(by: n)
+        guard !overflow else { return nil }
+        let rank = ranks.rank(m: m, n: n, level: level)
+        guard rank.count > 0 else { return nil }
+        let differences = PairwiseDifferences(baseline: baseline, candidate: candidate)
+        estimate = count % 2 == 1 ? differences.smallest(count / 2 + 1)
+            : (differences.smallest(count / 2) + differences.smallest(count / 2 + 1)) / 2
+        lower = differences.smallest(rank.count)
+        upper = differences.smallest(count + 1 - rank.count)
+        confidence = level.confidence
+        exact = rank.exact
     }
 
     /// Whether the interval excludes no change.
     public var excludesZero: Bool { lower > 0 || upper < 0 }
 
-    /// The Moses interval's rank: the largest k such that P(U < k) ≤ α/2 for samples of `m`
-    /// and `n` under no shift; 0 when even the most extreme ranking is more likely than α/2.
-    /// The interval is then [D₍ₖ₎, D₍ₘₙ₊₁₋ₖ₎] of the sorted pairwise differences.
-    public static func criticalCount(m: Int, n: Int, alpha: Double) -> Int {
-        let total = m * n
-        if m <= 30 && n <= 30 {
-            let distribution = uDistribution(m: m, n: n)
-            var cumulative = 0.0
-            var k = 0
-            // P(U ≤ k) ≤ α/2  ⇔  the k+1 smallest differences may be left out below.
-            while k < total, cumulative + distribution[k] <= alpha / 2 {
-                cumulative += distribution[k]
-                k += 1
-            }
-            return min(k, total / 2)
-        }
-        // Normal approximation with a continuity correction.
-        let mean = Double(total) / 2
-        let deviation = (Double(total) * Double(m + n + 1) / 12).squareRoot()
-        let z = normalQuantile(1 - alpha / 2)
-        return max(0, min(total / 2, Int((mean - z * deviation - 0.5).rounded(.down)) + 1))
+    /// The most word additions counting the exact distribution may cost (m · (m·n/2) · words
+    /// per count, m ≤ n): 2.5 × 10⁸, about 0.3 s on this project's 2-core machine
+    /// (docs/benchmarks.md, "Exact rank statistics"); 150 against 150 runs costs 1.0 × 10⁷.
+    public static let exactWorkLimit = 150_000_000
+
+    /// The most words the exact counts may hold: 2²³ (64 MiB).
+    public static let exactMemoryLimit = 1 << 23
+
+    /// Whether the critical rank for samples of `m` and `n` is counted exactly (within
+    /// ``exactWorkLimit`` and ``exactMemoryLimit``).
+    public static func isExact(m: Int, n: Int) -> Bool {
+        let (small, large) = (min(m, n), max(m, n))
+        guard small >= 1 else { return false }
+        let counts = Double(small) * Double(large) / 2 + 1
+        guard counts <= Double(exactMemoryLimit) else { return false }
+        let words = Double(MannWhitneyCounts.width(m: small, n: large))
+        return counts * words <= Double(exactMemoryLimit) && Double(small) * counts * words <= Double(exactWorkLimit)
     }
 
-    /// The probabilities of U = 0, 1, …, m·n for samples of `m` and `n` under no shift: the
-    /// coefficients of the Gaussian binomial (m+n choose m)_q over C(m+n, m).
-    static func uDistribution(m: Int, n: Int) -> [Double] {
-        // counts[i][u]: rankings of i baseline values among j candidate ones with U = u,
-        // built up over j: c(i, j) = c(i − 1, j) shifted by j + c(i, j − 1).
-        var previous: [[Double]] = (0...m).map { _ in [1] }  // j = 0: U = 0 only
-        if n > 0 {
-            for j in 1...n {
-                var current: [[Double]] = [[1]]  // i = 0
-                for i in 1...m {
-                    var counts = [Double](repeating: 0, count: i * j + 1)
-                    for (u, value) in current[i - 1].enumerated() where u + j < counts.count { counts[u + j] += value }
-                    for (u, value) in previous[i].enumerated() { counts[u] += value }
-                    current.append(counts)
-                }
-                previous = current
-            }
+    /// The Moses interval's rank: the largest k such that P(U ≤ k − 1) ≤ α/2 for samples of
+    /// `m` and `n` under no shift (exactly, in integers, when ``isExact(m:n:)``); 0 when even the
+    /// most extreme ranking is more likely than α/2. The interval is then [D₍ₖ₎, D₍ₘₙ₊₁₋ₖ₎] of the
+    /// sorted pairwise differences.
+    public static func criticalCount(m: Int, n: Int, level: SignificanceLevel) -> Int {
+        criticalRank(m: m, n: n, level: level).count
+    }
+
+    static func criticalRank(m: Int, n: Int, level: SignificanceLevel) -> (count: Int, exact: Bool) {
+        guard m > 0, n > 0 else { return (0, true) }
+        if isExact(m: m, n: n) {
+            return (MannWhitneyCounts(m: m, n: n).largestTail(within: level), true)
         }
-        let counts = previous[m]
-        let sum = counts.reduce(0, +)
-        return counts.map { $0 / sum }
+        return (normalApproximateRank(m: m, n: n, alpha: level.value), false)
+    }
+
+    /// The exact coverage of the interval of rank `rank` for samples of `m` and `n` without
+    /// ties: 1 − 2·P(U ≤ rank − 1), counted whatever the sizes (O(m²·n) word additions; for
+    /// measuring the approximation, `framescope bench compare`).
+    public static func exactCoverage(m: Int, n: Int, rank: Int) -> Double {
+        guard m > 0, n > 0, rank > 0 else { return 1 }
+        let probabilities = MannWhitneyCounts(m: m, n: n).probabilities()
+        let tail = probabilities.prefix(rank).reduce(0, +)
+        return 1 - 2 * tail
+    }
+
+    /// The rank from the normal approximation of U with a continuity correction:
+    /// k = ⌊m·n/2 − z₁₋α/₂ · √(m·n·(m+n+1)/12) + 1/2⌋, bounded to 0…m·n/2.
+    public static func normalApproximateRank(m: Int, n: Int, alpha: Double) -> Int {
+        let total = Double(m) * Double(n)
+        let mean = total / 2
+        let deviation = (total * Double(m + n + 1) / 12).squareRoot()
+        let z = normalQuantile(1 - alpha / 2)
+        let rank = (mean - z * deviation + 0.5).rounded(.down)
+        return Int(max(0, min((total / 2).rounded(.down), rank)))
+    }
+
+    /// The probabilities of U = 0, 1, …, m·n for samples of `m` and `n` under no shift (the
+    /// exact counts over C(m+n, m), as `Double`s).
+    static func uDistribution(m: Int, n: Int) -> [Double] {
+        let lower = MannWhitneyCounts(m: m, n: n).probabilities()
+        // The upper half mirrors the lower: P(U = u) = P(U = m·n − u).
+        return (0...(m * n)).map { $0 < lower.count ? lower[$0] : lower[m * n - $0] }
+    }
+}
+
+/// Critical ranks already found, by sample sizes and level, so that a comparison of several
+/// figures over the same runs counts each exact distribution once.
+public struct CriticalRanks: Sendable {
+    private struct Key: Hashable {
+        var small: Int, large: Int, level: SignificanceLevel
+    }
+    private var known: [Key: (count: Int, exact: Bool)] = [:]
+
+    /// No ranks yet.
+    public init() {}
+
+    /// The rank for samples of `m` and `n` at `level` (``ShiftInterval/criticalCount(m:n:level:)``)
+    /// and whether it is exact, counted on first use.
+    public mutating func rank(m: Int, n: Int, level: SignificanceLevel) -> (count: Int, exact: Bool) {
+        let key = Key(small: min(m, n), large: max(m, n), level: level)
+        if let rank = known[key] { return rank }
+        let rank = ShiftInterval.criticalRank(m: m, n: n, level: level)
+        known[key] = rank
+        return rank
+    }
+}
+
+/// The m·n differences candidate − baseline, read by rank without being stored.
+struct PairwiseDifferences {
+    let baseline: [Double]
+    let candidate: [Double]
+
+    init(baseline: [Double], candidate: [Double]) {
+        self.baseline = baseline.sorted()
+        self.candidate = candidate.sorted()
+    }
+
+    /// The `rank`-th smallest difference (1-based, 1…m·n), as `Double` subtraction computes it.
+    ///
+    /// Bisects the ordered bit patterns of `Double` between the smallest and largest
+    /// difference for the least value with at least `rank` differences at or below it: 64
+    /// steps at most, each counting in one pass (a difference falls as its baseline value
+    /// rises, so the count of candidates within a value of each baseline value only grows).
+    func smallest(_ rank: Int) -> Double {
+        guard let firstBase = baseline.first, let lastBase = baseline.last,
+              let firstCandidate = candidate.first, let lastCandidate = candidate.last else { return .nan }
+        var low = Self.key(firstCandidate - lastBase)
+        var high = Self.key(lastCandidate - firstBase)
+        while low < high {
+            let middle = low + (high - low) / 2
+            if countAtOrBelow(Self.value(middle)) >= rank { high = middle } else { low = middle + 1 }
+        }
+        let found = Self.value(low)
+        return found == 0 ? 0 : found  // −0 and +0 count alike; report +0
+    }
+
+    /// How many differences are at or below `limit`.
+    func countAtOrBelow(_ limit: Double) -> Int {
+        var count = 0
+        var within = 0
+        for base in baseline {
+            while within < candidate.count, candidate[within] - base <= limit { within += 1 }
+            count += within
+        }
+        return count
+    }
+
+    /// The `Double`s in their numeric order as unsigned integers (−∞ … −0, +0 … +∞).
+    static func key(_ value: Double) -> UInt64 {
+        let bits = value.bitPattern
+        return bits >> 63 == 1 ? ~bits : bits | (1 << 63)
+    }
+
+    /// The `Double` of a ``key(_:)``.
+    static func value(_ key: UInt64) -> Double {
+        key >> 63 == 1 ? Double(bitPattern: key & ~(1 << 63)) : Double(bitPattern: ~key)
     }
 }
 
