@@ -5,7 +5,8 @@ import FramescopeCore
 ///
 /// - every vsync a `PipelineReporter` slice began at is **presented** when one of its
 ///   reporters presented all or part of a frame, else **dropped** when one dropped a
-///   frame, else **idle** (no update was wanted);
+///   frame, else **idle** (no update was wanted); a `BACKFILL` reporter counts at the vsync
+///   of its `frame_sequence`, whatever its `ts` (``placeBackfills(_:)``);
 /// - a trace without reporters has `DrawFrame` (presented) and `DroppedFrame` (dropped);
 /// - a presented vsync is a tick at its time; a dropped one makes none, so the gap until
 ///   the next presented frame shows the drop; an idle vsync, and `NeedsBeginFrameChanged`
@@ -18,18 +19,47 @@ struct ChromeFrames {
 
     enum Kind: UInt8 {
         case presented, partial, dropped, idle, draw, droppedInstant, begin, stopped
+
+        /// Whether the event is a `PipelineReporter` slice.
+        var isReporter: Bool { self == .presented || self == .partial || self == .dropped || self == .idle }
     }
 
-    struct Record {
-        var time: Double
-        var processID: Int
-        var line: Int32
-        var kind: Kind
+    /// What a reporter's `frame_type` says, and whether a reporter's `frame_sequence` or a
+    /// `BeginFrame`'s `frameSeqId` was read.
+    struct Flags: OptionSet {
+        let rawValue: UInt8
         /// A reporter Chrome forked for the main thread's update (`frame_type: "FORKED"`).
-        var forked = false
+        static let forked = Flags(rawValue: 1)
+        /// A reporter for a vsync the compositor skipped, made when it began the next one
+        /// (`frame_type: "BACKFILL"`).
+        static let backfill = Flags(rawValue: 2)
+        /// ``Record/sequence`` holds the event's `frame_sequence` (`frameSeqId`).
+        static let sequenced = Flags(rawValue: 4)
+    }
+
+    /// One kept event, 24 bytes.
+    struct Record {
+        /// When the event began, s.
+        var time: Double
+        /// The event's process and, for a reporter, its `frame_source`: an index in `streams`.
+        var stream: UInt32
+        var line: Int32
+        /// `frame_sequence` (`frameSeqId`), when ``Flags/sequenced``.
+        var sequence: UInt32
+        var kind: Kind
+        var flags: Flags = []
+    }
+
+    /// A process and a begin-frame source in it: the sequence numbers of one stream count
+    /// the same vsyncs.
+    struct Stream: Hashable {
+        var processID: Int
+        var source: Int?
     }
 
     private var records: [Record] = []
+    private var streams: [Stream] = []
+    private var streamIndex: [Stream: UInt32] = [:]
     private var names: [Int: String] = [:]
     private var unknownStates = 0
 
@@ -38,16 +68,28 @@ struct ChromeFrames {
     /// Most process names kept.
     static let maximumNames = 10_000
 
-    mutating func take(_ event: ChromeEvent, line: Int) throws(TraceError) {
+    /// Keeps `event` (the `index`th of the list, from 0, on `line`) if it is about frames,
+    /// after judging the fields it needs; refuses a frame event whose fields are wrong. An
+    /// event about something else is returned from untouched, whatever its fields hold.
+    mutating func take(_ event: ChromeEvent, line: Int, index: Int) throws(TraceError) {
         guard let name = event.name else { return }
-        if name == .processName, event.phase == "M", let pid = event.processID, let label = event.argumentName, names.count < Self.maximumNames {
-            names[pid] = String(label.prefix(120)).printable()
+        if name == .processName {
+            if case .value("M")? = event.phase, case let .value(pid)? = event.processID, let pid = Self.wholeNumber(pid),
+               let label = event.argumentName, names.count < Self.maximumNames {
+                names[pid] = String(label.prefix(120)).printable()
+            }
             return
         }
+        let file = file
+        let problem = { (message: String) in TraceError(kind: .data, file: file, line: line, message: "event \(index) (\(name.spelling))\(message)") }
         let kind: Kind
         switch name {
         case .pipelineReporter:
-            guard event.phase == "b" || event.phase == "B" || event.phase == "X" else { return }
+            switch event.phase {
+            case let .unreadable(found)?: throw problem(": ph is \(found), not a phase such as \"b\"")
+            case .value("b")?, .value("B")?, .value("X")?: break
+            default: return
+            }
             switch event.state {
             case "STATE_PRESENTED_ALL": kind = .presented
             case "STATE_PRESENTED_PARTIAL": kind = .partial
@@ -66,19 +108,73 @@ struct ChromeFrames {
         default:
             return
         }
-        guard let pid = event.processID else { throw refuse(line, "a \(name.spelling) event has no pid") }
-        guard let ts = event.timestamp else { throw refuse(line, "a \(name.spelling) event has no ts") }
-        // Physics first: µs since some boot, within ±300 years.
-        guard ts.isFinite, abs(ts) < 1e16 else { throw refuse(line, "ts \(ts) is not a time in µs") }
-        guard records.count < ChromeTraceReader.maximumRecords else {
-            throw refuse(line, "more than \(ChromeTraceReader.maximumRecords) frame events; split the trace")
+        let pid: Int
+        switch event.processID {
+        case nil: throw problem(" has no pid")
+        case let .unreadable(found)?: throw problem(": pid is \(found), not a whole number")
+        case let .value(value)?:
+            guard let whole = Self.wholeNumber(value) else { throw problem(": pid \(ChromeTraceReader.describe(value)) is not a whole number") }
+            pid = whole
         }
-        records.append(Record(time: ts / 1e6, processID: pid, line: Int32(clamping: line), kind: kind, forked: event.frameType == "FORKED"))
+        let ts: Double
+        switch event.timestamp {
+        case nil: throw problem(" has no ts")
+        case let .unreadable(found)?: throw problem(": ts is \(found), not a number of µs")
+        // Physics first: µs since some boot, within ±300 years.
+        case let .value(value)?:
+            guard value.isFinite, abs(value) < 1e16 else { throw problem(": ts \(ChromeTraceReader.describe(value)) is not a time in µs") }
+            ts = value
+        }
+        var flags: Flags = event.frameType == "FORKED" ? .forked : event.frameType == "BACKFILL" ? .backfill : []
+        var source: Int?
+        var sequence: UInt32 = 0
+        if kind.isReporter, let field = event.frameSource { source = try reporterNumber(field, "frame_source", problem) }
+        if kind.isReporter || kind == .begin, let field = event.sequence {
+            if let value = UInt32(exactly: try reporterNumber(field, kind == .begin ? "frameSeqId" : "frame_sequence", problem)) {
+                // Chrome counts a source's vsyncs from 1: 2^32 of them take two years at 60 Hz.
+                // A sequence beyond that is not read, and the reporter stays at its ts.
+                sequence = value
+                flags.insert(.sequenced)
+            }
+        }
+        guard records.count < ChromeTraceReader.maximumRecords else {
+            throw TraceError(kind: .data, file: file, line: line, message: "more than \(ChromeTraceReader.maximumRecords) frame events; split the trace")
+        }
+        let stream = streamNumber(Stream(processID: pid, source: source))
+        records.append(Record(time: ts / 1e6, stream: stream, line: Int32(clamping: line), sequence: sequence, kind: kind, flags: flags))
+    }
+
+    /// A reporter's `frame_sequence` or `frame_source`, or a `BeginFrame`'s `frameSeqId`: a
+    /// whole number of 0 or more.
+    private func reporterNumber(_ field: ChromeEvent.Field<Double>, _ key: String, _ problem: (String) -> TraceError) throws(TraceError) -> Int {
+        switch field {
+        case let .unreadable(found): throw problem(": \(key) is \(found), not a whole number")
+        case let .value(value):
+            guard let whole = Self.wholeNumber(value), whole >= 0 else {
+                throw problem(": \(key) \(ChromeTraceReader.describe(value)) is not a whole number of 0 or more")
+            }
+            return whole
+        }
+    }
+
+    /// `value` when it is a whole number a process ID or a sequence can be (below 10^15).
+    static func wholeNumber(_ value: Double) -> Int? {
+        value.isFinite && value == value.rounded() && abs(value) < 1e15 ? Int(value) : nil
+    }
+
+    /// The index of `stream` in `streams`, added when new.
+    private mutating func streamNumber(_ stream: Stream) -> UInt32 {
+        if let number = streamIndex[stream] { return number }
+        let number = UInt32(streams.count)
+        streams.append(stream)
+        streamIndex[stream] = number
+        return number
     }
 
     /// Hands on each process's events in time order, and its counts as Chrome's figures.
     mutating func finish(note: (String) -> Void, _ handle: (TraceEvent, _ line: Int) throws(TraceError) -> Void) throws(TraceError) {
-        let framed = Set(records.lazy.filter { $0.kind != .begin && $0.kind != .stopped }.map(\.processID))
+        let streams = streams
+        let framed = Set(records.lazy.filter { $0.kind != .begin && $0.kind != .stopped }.map { streams[Int($0.stream)].processID })
         guard !framed.isEmpty else {
             throw TraceError(kind: .data, file: file, message: "has no frame events (PipelineReporter, DrawFrame or DroppedFrame); record with the categories 'cc' and 'disabled-by-default-devtools.timeline.frame'")
         }
@@ -86,10 +182,14 @@ struct ChromeFrames {
             note("skipped \(unknownStates) PipelineReporter slice\(unknownStates == 1 ? "" : "s") in a state Framescope does not know")
         }
         var byProcess: [Int: [Record]] = [:]
-        for record in records where framed.contains(record.processID) { byProcess[record.processID, default: []].append(record) }
+        for record in records {
+            let pid = streams[Int(record.stream)].processID
+            if framed.contains(pid) { byProcess[pid, default: []].append(record) }
+        }
         records = []
         for pid in byProcess.keys.sorted() {
             guard var events = byProcess[pid] else { continue }
+            Self.placeBackfills(&events)
             events.sort { ($0.time, $0.line) < ($1.time, $1.line) }
             try emit(pid, events, handle)
         }
@@ -120,7 +220,7 @@ struct ChromeFrames {
         try handle(.source(TraceSource(application: name, processID: pid, variableCadence: true, role: Self.role(of: name))), firstLine)
         let hz = Self.refreshRate(events)
         if let hz { try handle(.refreshRate(hz), firstLine) }
-        let reporters = events.contains { $0.kind == .presented || $0.kind == .partial || $0.kind == .dropped || $0.kind == .idle }
+        let reporters = events.contains { $0.kind.isReporter }
         let (vsyncs, counts) = Self.vsyncs(events, reporters: reporters)
         try measure(vsyncs, period: hz.map { 1 / $0 }, reporters: reporters, handle)
         if let first = vsyncs.first(where: { $0.kind != .stopped }), let last = vsyncs.last(where: { $0.kind != .stopped }), last.time > first.time {
@@ -166,7 +266,7 @@ struct ChromeFrames {
                 let event = events[index]
                 vsync.line = Int(event.line)
                 index += 1
-                if event.forked { counts.forked += 1 }
+                if event.flags.contains(.forked) { counts.forked += 1 }
                 switch event.kind {
                 case .presented, .partial:
                     if event.kind == .presented { counts.presented += 1 } else { counts.partial += 1; counts.presented += 1 }
@@ -280,9 +380,5 @@ struct ChromeFrames {
             if previous != event.time { previous = event.time }
         }
         return RefreshRateInference.snappedMedian(of: intervals).map { 1 / $0 }
-    }
-
-    private func refuse(_ line: Int, _ message: String) -> TraceError {
-        TraceError(kind: .data, file: file, line: line, message: message)
     }
 }
