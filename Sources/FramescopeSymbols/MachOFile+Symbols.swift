@@ -10,9 +10,9 @@ extension MachOFile {
     /// in load-command order), and that section holds code (``Section/isCode``). So a
     /// stripped app's `__mh_execute_header`, which `n_sect` 1 attributes to `__text` though
     /// it lies before it, is dropped, and a lookup answers "no symbol" rather than naming it
-    /// everywhere. A symbol's size runs to the next kept symbol's start in the same section,
-    /// or to the section's end; its offset is `n_value - base` (a symbol before `base`
-    /// cannot be expressed and is dropped).
+    /// everywhere. Sizes follow the rule both readers share (`SymbolBounds`): a symbol runs
+    /// to the next kept symbol's start in the same section, or to the section's end; its
+    /// offset is `n_value - base` (a symbol before `base` cannot be expressed and is dropped).
     static func symbols(_ reader: ByteReader, symtab: SymtabCommand?, sections: [Section], base: UInt64) throws(ObjectFileError) -> SymbolTable {
         guard let symtab else { return SymbolTable([]) }
         guard symtab.nsyms <= UInt64(reader.count) / nlistSize else {
@@ -21,9 +21,7 @@ extension MachOFile {
         }
         let table = try reader.window(at: symtab.symoff, length: symtab.nsyms * nlistSize, field: "symoff")
         let strings = try reader.window(at: symtab.stroff, length: symtab.strsize, field: "stroff")
-        // The kept entries, as parallel arrays sorted below through `order` (moving Ints,
-        // not names).
-        var sectionOf: [Int] = [], valueOf: [UInt64] = [], names: [String] = [], nameOffsets: [UInt64] = []
+        var entries: [SymbolBounds.Entry] = []
         for index in 0..<symtab.nsyms {
             let at = index * nlistSize
             let type = try table.uint8(at: at + 4, field: "n_type of symbol \(index)")
@@ -32,37 +30,15 @@ extension MachOFile {
             guard sectionNumber >= 1, sectionNumber <= sections.count else { continue }
             let section = sections[sectionNumber - 1]
             let value = try table.uint64(at: at + 8, field: "n_value of symbol \(index)")
+            // Dropped before its name is read: outside its section or before the base, the
+            // shared rule would drop it too.
             guard section.isCode, section.contains(value), value >= base else { continue }
             let strx = UInt64(try table.uint32(at: at, field: "n_strx of symbol \(index)"))
-            names.append(try strings.cString(at: strx, field: "n_strx of symbol \(index)"))
-            nameOffsets.append(strings.fileOffset(strx))
-            sectionOf.append(sectionNumber - 1)
-            valueOf.append(value)
+            entries.append(SymbolBounds.Entry(
+                name: try strings.cString(at: strx, field: "n_strx of symbol \(index)"), nameOffset: strings.fileOffset(strx),
+                section: sectionNumber - 1, address: value, declaredSize: 0))
         }
-        let order = valueOf.indices.sorted { (sectionOf[$0], valueOf[$0]) < (sectionOf[$1], valueOf[$1]) }
-        let kept = order.map { (section: sectionOf[$0], value: valueOf[$0], name: names[$0], nameOffset: nameOffsets[$0]) }
-        var symbols: [Symbol] = []
-        symbols.reserveCapacity(kept.count)
-        var first = 0
-        while first < kept.count {
-            // A group of entries at one address (aliases) ends at the next address of its
-            // section, or at the section's end.
-            let (section, value) = (kept[first].section, kept[first].value)
-            var after = first + 1
-            while after < kept.count, kept[after].section == section, kept[after].value == value { after += 1 }
-            let end: UInt64
-            if after < kept.count, kept[after].section == section {
-                end = kept[after].value
-            } else {
-                let (sectionEnd, overflow) = sections[section].address.addingReportingOverflow(sections[section].size)
-                end = overflow ? .max : sectionEnd
-            }
-            for entry in kept[first..<after] {
-                symbols.append(Symbol(name: entry.name, offset: value - base, size: end - value,
-                                      nameOffset: entry.nameOffset, format: .machO))
-            }
-            first = after
-        }
-        return SymbolTable(symbols)
+        let bounds = sections.map { SymbolBounds.Section(start: $0.address, size: $0.size) }
+        return SymbolTable(SymbolBounds.symbols(entries, sections: bounds, base: base, format: .machO))
     }
 }

@@ -27,8 +27,7 @@ public struct MachOFile: Sendable {
 
         /// Whether `address` lies inside the section.
         public func contains(_ address: UInt64) -> Bool {
-            let (end, overflow) = self.address.addingReportingOverflow(size)
-            return address >= self.address && (overflow || address < end)
+            SymbolBounds.Section(start: self.address, size: size).contains(address)
         }
     }
 

@@ -10,8 +10,10 @@ public struct Symbol: Hashable, Sendable {
     public var name: String
     /// Where the symbol starts, in bytes from the image's base (see the type's summary).
     public var offset: UInt64
-    /// How many bytes it covers: ELF's `st_size` when not 0, otherwise up to the next
-    /// symbol's start or its section's end.
+    /// How many bytes it covers: from ``offset`` to the first of the end its format declares
+    /// (ELF's `st_size`, when not 0), the next symbol's start in its section, and its
+    /// section's end. Both readers apply this one rule, so no symbol reaches into another
+    /// section (ELF's `_init`, size 0, stops at the end of `.init`, before `.plt`).
     public var size: UInt64
     /// The file offset (from the start of the file, fat header included) of the name's
     /// first byte, so that a name can be traced back to the bytes it came from.
@@ -58,15 +60,39 @@ public struct Symbol: Hashable, Sendable {
 
     /// The clone suffix GCC or LLVM appended to a function it specialised or split
     /// (`.constprop.55`, `.part.0`, `.isra.0`, `.cold`, `.localalias`, `.lto_priv.0`,
-    /// `.clone.3`, `.llvm.123`, and chains such as `.isra.0.cold`), with its leading dot; nil
-    /// when there is none.
+    /// `.clone.3`, `.llvm.123`, `.specialized.1`, `.__uniq.123`, and chains such as
+    /// `.isra.0.cold`), with its leading dot; nil when there is none.
+    ///
+    /// Each part of it is still the function of ``baseName``'s source: hangs in
+    /// `decode.cold` and in `decode` are hangs in one function.
     public var suffix: String? {
         let stripped = strippedName
         return Self.suffixStart(stripped).map { String(stripped[$0...]) }
     }
 
-    /// The words that begin a clone suffix.
-    static let suffixWords: Set<Substring> = ["constprop", "part", "isra", "cold", "localalias", "lto_priv", "clone", "llvm"]
+    /// ``suffix`` split into its clones, each a word and the numbers after it, in the order
+    /// the compiler applied them: `.isra.0.cold` is `[".isra.0", ".cold"]`,
+    /// `.part.12.constprop.56` is `[".part.12", ".constprop.56"]`; empty without a suffix.
+    /// (This is how `c++filt` prints them: `f(int) [clone .isra.0] [clone .cold]`.)
+    public var clones: [String] {
+        guard let suffix else { return [] }
+        var clones: [String] = []
+        for component in suffix.dropFirst().split(separator: ".", omittingEmptySubsequences: false) {
+            if Self.suffixWords.contains(component) || clones.isEmpty {
+                clones.append("." + component)
+            } else {
+                clones[clones.count - 1] += "." + component
+            }
+        }
+        return clones
+    }
+
+    /// The words that begin a clone suffix: GCC's `constprop`, `part`, `isra`, `cold`,
+    /// `localalias`, `lto_priv` and `clone`; LLVM's `llvm` (ThinLTO's promoted locals),
+    /// `cold` (hot/cold splitting), `specialized` (function specialisation) and `__uniq`
+    /// (`-funique-internal-linkage-names`).
+    static let suffixWords: Set<Substring> = ["constprop", "part", "isra", "cold", "localalias", "lto_priv", "clone", "llvm",
+                                              "specialized", "__uniq"]
 
     /// The index of the first `.` after which every dot-separated component is a suffix word
     /// or a decimal number, the first being a word; nil when there is none.

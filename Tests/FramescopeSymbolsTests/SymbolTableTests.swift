@@ -65,7 +65,8 @@ struct SymbolTableTests {
          "_ZNK15google_breakpad11LinuxDumper26HandleDeletedFileInMappingEPc", ".part.12.constprop.56"),
         ("g.isra.0", "g", ".isra.0"), ("h.cold", "h", ".cold"), ("h.isra.0.cold", "h", ".isra.0.cold"),
         ("k.localalias", "k", ".localalias"), ("k.localalias.19", "k", ".localalias.19"), ("m.lto_priv.0", "m", ".lto_priv.0"),
-        ("n.llvm.1234567", "n", ".llvm.1234567"),
+        ("n.llvm.1234567", "n", ".llvm.1234567"), ("p.specialized.1", "p", ".specialized.1"),
+        ("_ZL1qv.__uniq.179643841", "_ZL1qv", ".__uniq.179643841"),
         // Not clone suffixes: a file name, a bare number, a leading dot, an empty component.
         ("_GLOBAL__sub_I_main.cpp", "_GLOBAL__sub_I_main.cpp", nil), ("x.1", "x.1", nil), (".cold", ".cold", nil),
         ("y.part.", "y.part.", nil), ("z.cold.x", "z.cold.x", nil), ("plain", "plain", nil),
@@ -75,6 +76,34 @@ struct SymbolTableTests {
         #expect(symbol.baseName == base)
         #expect(symbol.suffix == suffix)
     }
+
+    @Test("A suffix splits into its clones, each a word and the numbers after it", arguments: [
+        ("f.constprop.55", [".constprop.55"]), ("h.isra.0.cold", [".isra.0", ".cold"]),
+        ("g.part.12.constprop.56", [".part.12", ".constprop.56"]), ("k.localalias", [".localalias"]),
+        ("m.cold.1", [".cold.1"]), ("n.lto_priv.0.lto_priv.1", [".lto_priv.0", ".lto_priv.1"]), ("plain", []), ("x.1", []),
+    ] as [(String, [String])])
+    func clones(_ name: String, _ clones: [String]) {
+        let symbol = Self.symbol(name, 0, 1)
+        #expect(symbol.clones == clones)
+        #expect(symbol.baseName + clones.joined() == symbol.strippedName)
+    }
+
+    #if os(Linux)
+    @Test("A program compiled here with g++ -O2: its .constprop, .isra, .part and .cold clones have the base names of their functions")
+    func compiledClones() throws {
+        let program = try CompiledELF()
+        let image = try #require(try ObjectFile.images(in: try program.bytes()).first)
+        let cloned = image.symbols.symbols.filter { $0.suffix != nil }
+        // The words GCC 12 uses; the numbers after them are the compiler's to choose.
+        #expect(Set(cloned.flatMap(\.clones).map { $0.split(separator: ".").first.map(String.init) ?? "" })
+                    == ["constprop", "isra", "part", "cold"])
+        let bases = Set(cloned.map(\.baseName))
+        #expect(bases == ["_ZN4shopL6scaledEii", "_ZN4shopL6usedOfEPKNS_3BigE", "_ZN4shopL8checksumEPKci", "_ZN4shop6decodeEPKci"])
+        // decode and decode.cold: two symbols, far apart, of one function.
+        let decode = image.symbols.symbols.filter { $0.baseName == "_ZN4shop6decodeEPKci" }
+        #expect(decode.map(\.clones).sorted { $0.count < $1.count } == [[], [".cold"]])
+    }
+    #endif
 
     @Test("A Mach-O name's base drops the underscore and the suffix")
     func machOBase() {

@@ -11,9 +11,9 @@ import Darwin
 /// The toolchain's `swift-demangle --simplified --compact` reads every mangling since
 /// Swift 3 (`_T…`, `_T0…`, `$S…`, `$s…`): one process over standard input for all names,
 /// found as `FRAMESCOPE_SWIFT_DEMANGLE`, then `swift-demangle` on `PATH`, then beside
-/// `swift`, then (on a Mac) `xcrun --find swift-demangle`. Without it, the Swift runtime's
-/// own `swift_demangle` reads `$s`/`$S` names and older ones stay as they are. Names that
-/// are not Swift's (C, Objective-C, C++) are never changed.
+/// `swift`, then (on a Mac) `xcrun --find swift-demangle`. Without it, or when it fails, the
+/// Swift runtime's own `swift_demangle` reads `$s`/`$S` names and older ones stay as they
+/// are. Names that are not Swift's (C, Objective-C, C++) are never changed.
 struct SwiftDemangler {
     /// The tool's path, or `nil` when there is none.
     let tool: String?
@@ -28,39 +28,37 @@ struct SwiftDemangler {
         name.hasPrefix("$s") || name.hasPrefix("$S") || name.hasPrefix("_T") || name.hasPrefix("$e")
     }
 
-    /// Each of `names` readable: Swift's demangled, the rest as they are.
-    func demangle(_ names: [String]) -> [String] {
+    /// Each of `names` readable: Swift's demangled, the rest as they are; and how many Swift
+    /// names stayed mangled, by reason.
+    func demangle(_ names: [String]) -> (names: [String], stayedMangled: [StayedMangled]) {
         let swift = names.indices.filter { Self.isSwift(names[$0]) }
-        guard !swift.isEmpty else { return names }
+        guard !swift.isEmpty else { return (names, []) }
         var out = names
-        let readable = tool.flatMap { Self.run($0, swift.map { names[$0] }) } ?? swift.map { Self.runtimeDemangle(names[$0]) ?? names[$0] }
-        for (index, name) in zip(swift, readable) where !name.isEmpty { out[index] = name }
-        return out
-    }
-
-    /// `names` through `tool`, or `nil` when it fails or answers a different number of lines.
-    static func run(_ tool: String, _ names: [String]) -> [String]? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = ["--simplified", "--compact"]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return nil }
-        // Written from a thread of its own, so that a full output pipe never stops the input.
-        let text = Data((names.joined(separator: "\n") + "\n").utf8)
-        let writer = Thread {
-            try? input.fileHandleForWriting.write(contentsOf: text)
-            try? input.fileHandleForWriting.close()
+        var stayed = StayedMangled.Tally(language: "Swift")
+        var toolFailure: String?
+        if let tool {
+            let name = (tool as NSString).lastPathComponent
+            switch LineFilter.run(tool, arguments: ["--simplified", "--compact"], swift.map { names[$0] }) {
+            case let .success(readable):
+                for (index, text) in zip(swift, readable) {
+                    if text.isEmpty || text == names[index] { stayed.add("\(name) could not read them") } else { out[index] = text }
+                }
+                return (out, stayed.counts)
+            case let .failure(failure):
+                toolFailure = "\(name) failed: \(failure)"
+            }
         }
-        writer.start()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { return nil }
-        var lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        if lines.last == "" { lines.removeLast() }
-        return lines.count == names.count ? lines : nil
+        let why = toolFailure ?? "no swift-demangle (FRAMESCOPE_SWIFT_DEMANGLE, PATH or beside swift)"
+        for index in swift {
+            if let text = Self.runtimeDemangle(names[index]), !text.isEmpty {
+                out[index] = text
+            } else if names[index].hasPrefix("$s") || names[index].hasPrefix("$S") {
+                stayed.add("\(why), and the Swift runtime could not read them")
+            } else {
+                stayed.add("\(why), and the Swift runtime reads only Swift 5 names ($s, $S)")
+            }
+        }
+        return (out, stayed.counts)
     }
 
     /// The runtime's demangling of a `$s`/`$S` name, or `nil`.

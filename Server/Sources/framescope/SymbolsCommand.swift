@@ -24,7 +24,10 @@ struct SymbolsCommand: AsyncParsableCommand {
                 FILE is a Mach-O binary or dSYM (fat or thin; a .dSYM bundle is read from \
                 Contents/Resources/DWARF), or an ELF file (with .symtab, or .dynsym). Each image \
                 is stored under its LC_UUID or GNU build id, which is how hang frames name it. Swift \
-                names are demangled here (swift-demangle; FRAMESCOPE_SWIFT_DEMANGLE names it). \
+                names are demangled here (swift-demangle; FRAMESCOPE_SWIFT_DEMANGLE names it), and \
+                C++ names (c++filt or llvm-cxxfilt on PATH; FRAMESCOPE_CXXFILT names it); the \
+                output says how many stayed mangled and why. A compiler's clones keep their \
+                function's name with a note (f(int) [clone .cold]), and hangs group by the function. \
                 Send them to a collector with --url and the app's admin key (--key or \
                 FRAMESCOPE_ADMIN_KEY), or write them into a store with --db or --store.
                 """
@@ -44,11 +47,12 @@ struct SymbolsCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let demangler = SwiftDemangler()
-            if demangler.tool == nil {
+            let names = SymbolNames(swift: SwiftDemangler(), cxx: CxxDemangler())
+            if names.swift.tool == nil {
                 writeToStandardError("framescope: swift-demangle not found (set FRAMESCOPE_SWIFT_DEMANGLE): Swift 5 names are read by the runtime, older ones stay mangled\n")
             }
             var images: [SymbolUpload.Image] = []
+            var stayedMangled: [[StayedMangled]] = []
             for path in try SymbolFiles.expand(files) {
                 let bytes: [UInt8]
                 do { bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) } catch {
@@ -59,11 +63,12 @@ struct SymbolsCommand: AsyncParsableCommand {
                     throw CLIFailure(exitCode: CLIFailure.dataError, message: "\(path): \(error)")
                 }
                 for image in read {
-                    guard let upload = SymbolFiles.upload(image, path: path, demangler: demangler) else {
+                    guard let upload = SymbolFiles.upload(image, path: path, names: names) else {
                         writeToStandardError("framescope: \(path) (\(image.arch)): no UUID or build id, so no hang frame can name it; skipped\n")
                         continue
                     }
-                    images.append(upload)
+                    images.append(upload.image)
+                    stayedMangled.append(upload.stayedMangled)
                 }
             }
             guard !images.isEmpty else { throw CLIFailure(exitCode: CLIFailure.dataError, message: "no image with a UUID or build id in the files given") }
@@ -76,9 +81,10 @@ struct SymbolsCommand: AsyncParsableCommand {
                 let store = try await storeOptions.open()
                 try await store.storeSymbols(app: app, images: images, now: Date().timeIntervalSince1970)
             }
-            for image in images {
+            for (image, stayed) in zip(images, stayedMangled) {
                 let note = image.symbols.isEmpty ? " (no function symbols: a stripped binary; its frames stay image + offset)" : ""
-                print("\(image.name) (\(image.arch), \(image.id)): \(image.symbols.count) symbols\(note)")
+                let mangled = stayed.map { "; \($0)" }.joined()
+                print("\(image.name) (\(image.arch), \(image.id)): \(image.symbols.count) symbols\(note)\(mangled)")
             }
         }
 
@@ -142,23 +148,26 @@ enum SymbolFiles {
     }
 
     /// What is uploaded of `image` read from `path`: its id, file name, architecture and
-    /// function symbols with readable names; `nil` without an id.
-    static func upload(_ image: SymbolImage, path: String, demangler: SwiftDemangler) -> SymbolUpload.Image? {
+    /// function symbols with readable names (``SymbolNames``), and how many of those stayed
+    /// mangled and why; `nil` without an id.
+    static func upload(_ image: SymbolImage, path: String, names: SymbolNames) -> (image: SymbolUpload.Image, stayedMangled: [StayedMangled])? {
         guard let id = image.id else { return nil }
-        let symbols = image.symbols.symbols.filter { $0.size > 0 }
-        let readable = demangler.demangle(symbols.map(\.strippedName))
+        // Symbols the collector takes: at least 1 byte long, not overlapping. The readers'
+        // bounds keep symbols apart but for aliases (two names at one address), of which the
+        // table's first is kept.
+        var symbols: [Symbol] = []
+        for symbol in image.symbols.symbols where symbol.size > 0 {
+            if let last = symbols.last, symbol.offset < last.end { continue }
+            symbols.append(symbol)
+        }
+        let readable = names.readable(symbols)
         var list: [SymbolUpload.Symbol] = []
         list.reserveCapacity(symbols.count)
-        for (symbol, name) in zip(symbols, readable) {
-            // Two symbols at one address (aliases): the first name is kept.
-            if let last = list.last, symbol.offset < last.offset &+ last.size { continue }
-            // Names as the collector takes them: control and format characters dropped, cut
-            // at a scalar boundary; a symbol left without a name is not sent.
-            let readable = WireText.sanitized(name, maximumBytes: SymbolUpload.maximumNameLength, fallback: "")
-            guard !readable.isEmpty else { continue }
-            list.append(SymbolUpload.Symbol(offset: symbol.offset, size: symbol.size, name: readable))
+        // A symbol left without a readable name is not sent.
+        for (symbol, name) in zip(symbols, readable.names) where !name.isEmpty {
+            list.append(SymbolUpload.Symbol(offset: symbol.offset, size: symbol.size, name: name))
         }
         let name = WireText.sanitized((path as NSString).lastPathComponent, maximumBytes: HangStack.maximumImageNameLength, fallback: "image")
-        return SymbolUpload.Image(id: id, name: name, arch: image.arch, symbols: list)
+        return (SymbolUpload.Image(id: id, name: name, arch: image.arch, symbols: list), readable.stayedMangled)
     }
 }

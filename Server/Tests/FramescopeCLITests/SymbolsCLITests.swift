@@ -45,7 +45,12 @@ struct SymbolsCLITests {
         #expect(dwarf.name(at: 0xae0) == "greet(name:)")
         #expect(dwarf.name(at: 0xf20) == "inner #1 (value:) in outer()")
         let crash = try #require(tables["f1c3bcc0279865fe3058404b2831d9e64135386c"])
-        #expect(crash.name(at: 0x401ec0)?.hasPrefix("_ZN12_GLOBAL__N_18callback") == true, "C++ stays as it is")
+        #expect(crash.name(at: 0x401ec0) == "(anonymous namespace)::callback(google_breakpad::MinidumpDescriptor const&, void*, bool)",
+                "C++ demangled by c++filt")
+        #expect(crash.name(at: 0x4085e0)
+                    == "google_breakpad::(anonymous namespace)::ElfFileSoName(google_breakpad::LinuxDumper const&, google_breakpad::MappingInfo const&, char*, unsigned long) [clone .constprop.55]")
+        // _init (st_size 0) ends with .init (0x401558 + 0x1a): .plt (0x401580) names nothing.
+        #expect(crash.name(at: 0x401571) == "_init" && crash.name(at: 0x401572) == nil && crash.name(at: 0x401580) == nil)
         let crashLib = try #require(images.first { $0.name == "CrashLibiOS" })
         let swift3 = try #require(tables[crashLib.id])
         #expect(swift3.name(at: 0x9280) == "@objc CRLCrashSwift.crash()", "Swift 3 (_T) names demangled by the tool")
@@ -68,6 +73,92 @@ struct SymbolsCLITests {
         #expect(tables[crashLib.id]?.name(at: 0x9280) == "_TToFC11CrashLibiOS13CRLCrashSwift5crashfT_T_")
         _ = folder
     }
+
+    #if os(Linux)
+    /// `Fixtures/symbols/clones.cpp` compiled with `g++ -O2` into `folder`; its path and the
+    /// defined functions `nm` lists (name and address).
+    static func compiledClones(in folder: TemporaryDirectory) throws -> (path: String, functions: [(name: String, address: UInt64)]) {
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/symbols/clones.cpp").path
+        let path = folder.url.appendingPathComponent("clones").path
+        let compiled = try Self.run(try Self.tool("g++", package: "g++"), ["-O2", "-o", path, source])
+        try #require(compiled.status == 0, "g++ -O2 failed: \(compiled.output)")
+        let nm = try Self.run(try Self.tool("nm", package: "binutils"), ["--defined-only", path])
+        let functions = nm.output.split(separator: "\n").compactMap { line -> (name: String, address: UInt64)? in
+            let columns = line.split(separator: " ")
+            guard columns.count == 3, "tT".contains(columns[1]), let address = UInt64(columns[0], radix: 16) else { return nil }
+            return (String(columns[2]), address)
+        }
+        return (path, functions)
+    }
+
+    /// The executable `name` on `PATH`; a test failure naming `package` when there is none.
+    static func tool(_ name: String, package: String) throws -> String {
+        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":")
+        let found = folders.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        return try #require(found, "\(name) is not on PATH: install \(package)")
+    }
+
+    /// Runs `tool` with `arguments`; its exit status and its output and error together.
+    static func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+
+    @Test("A program compiled here: C++ names demangled by c++filt, clones named as their function with a note, _init bounded by .init")
+    func compiledCxx() async throws {
+        let scratch = try TemporaryDirectory()
+        let program = try Self.compiledClones(in: scratch)
+        func address(_ prefix: String) throws -> UInt64 {
+            try #require(program.functions.first { $0.name.hasPrefix(prefix) }, "nm lists no \(prefix)").address
+        }
+        let constprop = try #require(program.functions.first { $0.name.hasPrefix("_ZN4shopL6scaledEii.constprop.") })
+        let (result, store, folder) = try await Self.upload([program.path])
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        #expect(!result.stdout.contains("stayed mangled"), "\(result.stdout)")
+        let image = try #require(try await store.symbolImages(app: "shop").first)
+        #expect(result.stdout.contains("clones (\(image.arch), \(image.id)): \(image.symbols) symbols\n"), "\(result.stdout)")
+        let table = try #require(try await store.symbolTables(app: "shop", ids: [image.id])[image.id])
+        #expect(table.name(at: try address("_ZN4shop6decodeEPKci")) == "shop::decode(char const*, int)")
+        #expect(table.name(at: try address("_ZN4shop6decodeEPKci.cold")) == "shop::decode(char const*, int) [clone .cold]")
+        #expect(table.name(at: constprop.address) == "shop::scaled(int, int) [clone \(constprop.name.dropFirst("_ZN4shopL6scaledEii".count))]")
+        #expect(table.name(at: try address("shop_entry")) == "shop_entry", "C names as they are")
+        #expect(table.name(at: try address("_init")) == "_init")
+        // .plt follows .init (readelf -S): none of it is _init's.
+        #expect(table.name(at: try address("_init") + 0x20) == nil)
+        #expect(CloneNote.function(of: try #require(table.name(at: try address("_ZN4shop6decodeEPKci.cold")))) == "shop::decode(char const*, int)")
+        _ = folder
+    }
+
+    @Test("Without c++filt or llvm-cxxfilt, the output says how many C++ names stayed mangled and why; clones still get their notes")
+    func withoutCxxfilt() async throws {
+        let scratch = try TemporaryDirectory()
+        let program = try Self.compiledClones(in: scratch)
+        let cxx = program.functions.filter { $0.name.hasPrefix("_Z") }
+        #expect(cxx.count == 4, "decode, decode.cold, report, scaled.constprop: \(cxx.map(\.name))")
+        // A PATH with neither tool (nor swift-demangle: Swift's names fall back to the runtime).
+        let emptyPath = try TemporaryDirectory()
+        let (result, store, folder) = try await Self.upload([program.path], environment: ["PATH": emptyPath.url.path])
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("; \(cxx.count) C++ names stayed mangled: no c++filt or llvm-cxxfilt on PATH\n"), "\(result.stdout)")
+        let image = try #require(try await store.symbolImages(app: "shop").first)
+        let table = try #require(try await store.symbolTables(app: "shop", ids: [image.id])[image.id])
+        let cold = try #require(cxx.first { $0.name.hasSuffix(".cold") })
+        #expect(table.name(at: cold.address) == "_ZN4shop6decodeEPKci [clone .cold]")
+
+        let (named, _, namedFolder) = try await Self.upload([program.path], environment: ["FRAMESCOPE_CXXFILT": "/nonexistent/c++filt"])
+        #expect(named.stdout.contains("; \(cxx.count) C++ names stayed mangled: FRAMESCOPE_CXXFILT is /nonexistent/c++filt, not an executable file\n"),
+                "\(named.stdout)")
+        _ = (folder, namedFolder)
+    }
+    #endif
 
     @Test("Truncated, foreign and missing files are refused with a message naming the file; nothing is stored")
     func hostileFiles() async throws {

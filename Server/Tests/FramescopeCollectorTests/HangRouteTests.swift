@@ -91,4 +91,29 @@ struct HangRouteTests {
             #expect(answer.imagesWithoutSymbols.isEmpty)
         }
     }
+
+    @Test("Hangs in a function and in its clone (decode [clone .cold]) are one group named by the function; frames keep the note")
+    func clonesGroupByFunction() async throws {
+        try await CollectorRouteTests().withCollector { client, shop, _ in
+            let batch = HangStoreContractTests.batch(id: "hangs-3", screen: "Feed", version: "3.1.0", start: Self.now - 3600)
+            _ = try await client.execute(uri: "/v1/events", method: .post, headers: [.authorization: "Bearer \(shop.ingestKey)"],
+                                         body: ByteBuffer(data: try jsonData(batch)))
+            // Site A (0x215b) in decode's cold part, which GCC places before the function, site B
+            // (0x25b7) in decode, as an upload of a GCC build names them.
+            let upload = SymbolUpload(images: [SymbolUpload.Image(id: "73d406b3246a378bbefc16429a4d8133", name: "Shop", arch: "arm64", symbols: [
+                SymbolUpload.Symbol(offset: 0x2000, size: 0x200, name: "shop::decode(char const*, int) [clone .cold]"),
+                SymbolUpload.Symbol(offset: 0x2500, size: 0x100, name: "shop::decode(char const*, int)"),
+            ])])
+            let created = try await client.execute(uri: "/v1/apps/shop/symbols", method: .post, headers: [.authorization: "Bearer \(shop.adminKey)"],
+                                                   body: ByteBuffer(data: try jsonData(upload)))
+            #expect(created.status == .created, "\(String(buffer: created.body))")
+            let answer = try JSONDecoder().decode(HangsResponse.self, from: Data(buffer: try await get(client, shop.readKey, "").body))
+            #expect(answer.groups.map(\.signature) == ["Shop`shop::decode(char const*, int)"])
+            let group = try #require(answer.groups.first)
+            #expect(group.hangs == 3, "two hangs in decode's cold part and one in decode: one function")
+            // The stack of the group with the most time (site A's, 0.5 + 0.6 s) shows which piece it was in.
+            #expect(group.dominant?.symbol == "shop::decode(char const*, int) [clone .cold]")
+            #expect(group.stack.compactMap(\.symbol) == ["shop::decode(char const*, int) [clone .cold]"])
+        }
+    }
 }

@@ -107,6 +107,73 @@ struct HangSummaryTests {
         #expect(HangSummary(stack, symbols: [Fixtures.systemImage.id: table]).dominant?.offset == 0x4050)
     }
 
+    @Test("A function's clones are the function: samples in decode and in decode [clone .cold] count for decode, not its caller")
+    func clonesAreOneFunction() throws {
+        let images = [Fixtures.appImage, Fixtures.systemImage]
+        // decode [0x5000, 0x5100) and its cold part [0x1080, 0x10a0), called from play [0x4000, 0x4100)
+        // at 0x4050; another function [0x9000, 0x9100).
+        let frames = [HangStack.Frame(image: 0, offset: 0x5010), HangStack.Frame(image: 0, offset: 0x1090),
+                      HangStack.Frame(image: 0, offset: 0x9010), HangStack.Frame(image: 0, offset: 0x4050),
+                      HangStack.Frame(image: 1, offset: 0x10)]
+        // Two samples in decode, two in its cold part, one elsewhere: each part alone is in
+        // two of five, which is no majority.
+        let leaves = [0, 1, 0, 1, 2]
+        let samples = leaves.enumerated().map { HangStack.Sample(at: Double($0.offset) / 10, frames: [$0.element, 3, 4]) }
+        let stack = HangStack(images: images, frames: frames, samples: samples)
+        let table = SymbolTableBlob([
+            SymbolUpload.Symbol(offset: 0x1080, size: 0x20, name: "shop::decode(char const*, int) [clone .cold]"),
+            SymbolUpload.Symbol(offset: 0x4000, size: 0x100, name: "play()"),
+            SymbolUpload.Symbol(offset: 0x5000, size: 0x100, name: "shop::decode(char const*, int)"),
+            SymbolUpload.Symbol(offset: 0x9000, size: 0x100, name: "other()"),
+        ])
+        let summary = HangSummary(stack, symbols: [Fixtures.appImage.id: table])
+        let dominant = try #require(summary.dominant)
+        #expect(CloneNote.function(of: try #require(table.name(at: dominant.lookupOffset))) == "shop::decode(char const*, int)",
+                "decode is in four samples of five, deeper than play")
+        #expect(dominant.offset == 0x1090, "a tie in samples between decode's frames goes to the lower offset")
+    }
+
+    @Test("A clone note names its function: the notes that end a name are dropped, nothing else", arguments: [
+        ("shop::decode(char const*, int) [clone .cold]", "shop::decode(char const*, int)"),
+        ("f(int) [clone .isra.0] [clone .cold]", "f(int)"),
+        ("_ZN4shop6decodeEPKci [clone .constprop.0]", "_ZN4shop6decodeEPKci"),
+        ("scaled [clone .part.12] [clone .constprop.56]", "scaled"),
+        ("specialized trash(paths:)", "specialized trash(paths:)"),
+        ("f(int) [clone .cold] tail", "f(int) [clone .cold] tail"),
+        ("g [clone ]", "g [clone ]"), ("h [clone .a b]", "h [clone .a b]"), ("[clone .cold]", "[clone .cold]"),
+    ])
+    func cloneNotes(_ name: String, _ function: String) {
+        #expect(CloneNote.function(of: name) == function)
+    }
+
+    @Test("Notes are written one per clone, as c++filt prints them")
+    func cloneNoteText() {
+        #expect(CloneNote.text([".isra.0", ".cold"]) == " [clone .isra.0] [clone .cold]")
+        #expect(CloneNote.text([]) == "")
+        #expect(CloneNote.function(of: "f(int)" + CloneNote.text([".part.0", ".isra.1", ".cold"])) == "f(int)")
+    }
+
+    @Test("Groups whose dominant frames lie in a function and in its clones merge under the function's name")
+    func clonesMerge() {
+        func group(_ offset: UInt64, hangs: Int, duration: Double) -> HangGroup {
+            let frame = HangFrame(image: "Shop", imageId: Fixtures.appImage.id, offset: offset + 1, lookupOffset: offset, app: true, share: 1)
+            return HangGroup(signature: HangSummary.signature(imageId: frame.imageId, lookupOffset: offset), hangs: hangs, fatal: 0,
+                             duration: duration, screens: ["Feed"], appVersions: ["3.1.0"], firstSeen: 10, lastSeen: 20,
+                             dominant: frame, stack: [frame])
+        }
+        let table = SymbolTableBlob([
+            SymbolUpload.Symbol(offset: 0x1080, size: 0x20, name: "shop::decode(char const*, int) [clone .cold]"),
+            SymbolUpload.Symbol(offset: 0x11c0, size: 0x30, name: "shop::scaled(int, int) [clone .constprop.0]"),
+            SymbolUpload.Symbol(offset: 0x5000, size: 0x100, name: "shop::decode(char const*, int)"),
+        ])
+        let merged = HangGroup.merged([group(0x5010, hangs: 2, duration: 1), group(0x1090, hangs: 3, duration: 2),
+                                       group(0x11c8, hangs: 1, duration: 0.5)],
+                                      tables: [Fixtures.appImage.id: table])
+        #expect(merged.map(\.signature) == ["Shop`shop::decode(char const*, int)", "Shop`shop::scaled(int, int)"])
+        #expect(merged.map(\.hangs) == [5, 1])
+        #expect(merged.first?.dominant?.lookupOffset == 0x1090, "the stack of the group with the most time, in the cold part")
+    }
+
     @Test("Only the system's code: no app frame; no samples: no stack")
     func withoutAppFrames() {
         var stack = Fixtures.stack(site: 0x215c)

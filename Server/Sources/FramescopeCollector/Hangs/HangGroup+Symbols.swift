@@ -7,10 +7,11 @@ extension HangGroup {
     }
 
     /// `groups` with their dominant frames mapped through `tables`: groups whose dominant
-    /// frames lie in one function of one image are one group (counts, times and fatal
-    /// hangs summed, screens and versions joined, first and last seen widened, the stack of
-    /// the group with the most hang time kept), named `` <image>`<function> ``; ordered by
-    /// total time again.
+    /// frames lie in one function of one image, in any of the compiler's clones of it
+    /// (``CloneNote``), are one group (counts, times and fatal hangs summed, screens and
+    /// versions joined, first and last seen widened, the stack of the group with the most
+    /// hang time kept), named `` <image>`<function> `` without clone notes; ordered by total
+    /// time again.
     ///
     /// This is how a signature stored as `<image id>+0x<offset>` before the build's symbols
     /// arrived, or two call sites in one function, become one group without rewriting a row.
@@ -20,7 +21,7 @@ extension HangGroup {
         for group in groups {
             var key = group.signature
             if let dominant = group.dominant, let name = tables[dominant.imageId]?.name(at: dominant.lookupOffset) {
-                key = "\(dominant.image)`\(name)"
+                key = "\(dominant.image)`\(CloneNote.function(of: name))"
             }
             guard var existing = merged[key] else {
                 var named = group

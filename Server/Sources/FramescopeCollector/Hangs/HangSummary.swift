@@ -86,7 +86,8 @@ public struct HangSummary: Sendable, Hashable {
     ///
     /// Where `symbols` hold the table of an app image (by image id), its frames count per
     /// function instead: every sample in a function, at whatever instruction or call site,
-    /// counts for that function, and the function's most frequent frame stands for it.
+    /// and in whichever of the compiler's clones of it (``CloneNote``), counts for that
+    /// function, and the function's most frequent frame stands for it.
     /// - Complexity: O(samples × depth × log symbols).
     public init(_ stack: HangStack, symbols: [String: SymbolTableBlob] = [:]) {
         let frameCount = stack.frames.count
@@ -112,7 +113,8 @@ public struct HangSummary: Sendable, Hashable {
         if !symbols.isEmpty {
             for (index, frame) in stack.frames.enumerated() where isApp(index) {
                 guard let table = symbols[stack.images[frame.image].id] else { continue }
-                function[index] = table.name(at: frame.lookupOffset(isFirst: isLeafOnly[index]))
+                // By function: a clone's notes dropped (`decode [clone .cold]` is `decode`).
+                function[index] = table.name(at: frame.lookupOffset(isFirst: isLeafOnly[index])).map(CloneNote.function(of:))
             }
         }
         var functionFrames: [Place: [Int: Int]] = [:]  // function place → frame → samples
