@@ -7,8 +7,8 @@ import FramescopeTraces
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
-        abstract: "Measure analyze's throughput, or the collector's query latency over large rollups.",
-        subcommands: [BenchAnalyzeCommand.self, BenchFormatsCommand.self, BenchQueriesCommand.self],
+        abstract: "Measure analyze's throughput, the collector's query latency over large rollups, or compare's rank statistics.",
+        subcommands: [BenchAnalyzeCommand.self, BenchFormatsCommand.self, BenchQueriesCommand.self, BenchCompareCommand.self],
         defaultSubcommand: BenchAnalyzeCommand.self
     )
 }

@@ -70,7 +70,11 @@ struct CompareRuns {
         let level = 1 - (1 - comparison.confidence) / Double(max(1, gating))
         var out = "baseline:  \(baseline.count) run\(baseline.count == 1 ? "" : "s"): \(baseline.map { displayName($0.path) }.joined(separator: " "))\n"
         out += "candidate: \(candidate.count) run\(candidate.count == 1 ? "" : "s"): \(candidate.map { displayName($0.path) }.joined(separator: " "))\n"
-        out += "confidence: \(percent(comparison.confidence)) over \(gating) gating figure\(gating == 1 ? "" : "s") (each interval at \(percent(level))); * gates\n\n"
+        out += "confidence: \(percent(comparison.confidence)) over \(gating) gating figure\(gating == 1 ? "" : "s") (each interval at \(percent(level))); * gates\n"
+        if comparison.rows.contains(where: { $0.shift?.exact == false }) {
+            out += "intervals: past the exact range (docs/metrics.md), ranks from the normal approximation\n"
+        }
+        out += "\n"
         var table = TextTable(header: ["figure", "baseline runs", "candidate runs", "change", "interval", "min change", "base spread",
                                        "noise floor", "verdict"])
         for row in comparison.rows {
@@ -172,6 +176,8 @@ struct CompareRuns {
             var lower: Double?
             var upper: Double?
             var intervalConfidence: Double?
+            /// Whether the interval's rank was counted exactly (false: the normal approximation).
+            var intervalExact: Bool?
             var minimumChange: Double?
             var baselineMin: Double?
             var baselineMax: Double?
@@ -192,6 +198,7 @@ struct CompareRuns {
                 try container.encode(lower, forKey: .lower)
                 try container.encode(upper, forKey: .upper)
                 try container.encode(intervalConfidence, forKey: .intervalConfidence)
+                try container.encode(intervalExact, forKey: .intervalExact)
                 try container.encode(minimumChange, forKey: .minimumChange)
                 try container.encode(baselineMin, forKey: .baselineMin)
                 try container.encode(baselineMax, forKey: .baselineMax)
@@ -202,7 +209,7 @@ struct CompareRuns {
 
             enum CodingKeys: String, CodingKey {
                 case figure, unit, gating, baseline, candidate, baselineMedian, candidateMedian, change, lower, upper,
-                     intervalConfidence, minimumChange, baselineMin, baselineMax, noiseFloor, verdict, reason
+                     intervalConfidence, intervalExact, minimumChange, baselineMin, baselineMax, noiseFloor, verdict, reason
             }
         }
 
@@ -217,7 +224,7 @@ struct CompareRuns {
                 Figure(figure: row.figure.rawValue, unit: row.figure.unit.symbol, gating: row.gating, baseline: row.baseline,
                        candidate: row.candidate, baselineMedian: row.baselineMedian, candidateMedian: row.candidateMedian,
                        change: row.shift?.estimate, lower: row.shift?.lower, upper: row.shift?.upper,
-                       intervalConfidence: row.shift?.confidence, minimumChange: row.minimumChange,
+                       intervalConfidence: row.shift?.confidence, intervalExact: row.shift?.exact, minimumChange: row.minimumChange,
                        baselineMin: row.baseline.min(), baselineMax: row.baseline.max(), noiseFloor: row.detectableChange,
                        verdict: row.verdict.rawValue, reason: row.reason)
             }, forKey: .figures)

@@ -50,6 +50,15 @@ struct CompareRunsTests {
         #expect(github.exitCode == 1)
         #expect(github.stdout.hasPrefix("::error title=Framescope compare%3A motionHitchRatio::motionHitchRatio: regressed"))
 
+        // 3 runs a side at 90 % over one figure: P(U = 0) = 1/20 is exactly α/2, so an interval
+        // exists (α computed in binary floating point gave none), counted exactly.
+        let three = try CLI.run(["compare", "--baseline"] + base.prefix(3) + ["--candidate"] + cand.prefix(3)
+                                + ["--figures", "motionHitchRatio", "--confidence", "0.9", "--format", "json"])
+        let threeObject = try #require(try JSONSerialization.jsonObject(with: Data(three.stdout.utf8)) as? [String: Any])
+        let threeHitch = try #require((threeObject["figures"] as? [[String: Any]])?.first { $0["figure"] as? String == "motionHitchRatio" })
+        #expect(threeHitch["lower"] is Double && threeHitch["intervalExact"] as? Bool == true, "\(three.stdout)")
+        #expect(threeHitch["verdict"] as? String == "regressed" && three.exitCode == 1)
+
         // Only hangs gating: none in either side, so nothing fails.
         let hangsOnly = try CLI.run(["compare", "--baseline"] + base + ["--candidate"] + cand + ["--figures", "hangs"])
         #expect(hangsOnly.exitCode == 0, "\(hangsOnly.stdout)")
