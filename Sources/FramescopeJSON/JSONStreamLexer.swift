@@ -293,37 +293,86 @@ public struct JSONStreamLexer<Failure: Error> {
         }
     }
 
-    /// Skips any JSON value, however nested (up to ``JSONScanner/maximumDepth``).
+    /// Skips any JSON value without keeping it, its syntax checked as the readers check it.
+    ///
+    /// The skip is a loop, not a recursion: each open object or array costs one bit, so a
+    /// part a reader does not read may be skipped at any depth (`maximumDepth: .max`)
+    /// without a nesting limit refusing the whole document. A 16 MiB body of `[` holds
+    /// 2 MiB of bits; a MetricKit crash diagnostic's call-stack tree 300 frames deep, 600
+    /// levels, holds 10 words.
+    /// - Parameter maximumDepth: The most containers a value may sit inside; deeper is
+    ///   refused ("nested deeper than …"). ``JSONScanner/maximumDepth`` (512) by default,
+    ///   the limit of every reader that builds what it reads.
+    /// - Complexity: O(*n*) in the bytes skipped.
     @inlinable
-    public mutating func skipValue<Input: JSONByteInput>(_ input: inout Input) throws(Failure) where Input.Failure == Failure {
-        try skipValue(&input, depth: 0)
+    public mutating func skipValue<Input: JSONByteInput>(
+        _ input: inout Input, maximumDepth: Int = JSONScanner.maximumDepth
+    ) throws(Failure) where Input.Failure == Failure {
+        var open = OpenContainers()
+        while true {
+            // A value starts here, inside `open.count` containers.
+            guard open.count < maximumDepth else { throw error("nested deeper than \(maximumDepth)") }
+            try skipWhitespace(&input)
+            guard let byte = try peekByte(&input) else { throw error("file ends where a value was expected") }
+            switch byte {
+            case UInt8(ascii: "\""): try skipString(&input)
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                _ = try nextByte(&input)
+                let isObject = byte == UInt8(ascii: "{")
+                if try !consumeIf(isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"), &input) {
+                    open.push(isObject: isObject)
+                    if isObject {
+                        try skipString(&input)
+                        try expect(UInt8(ascii: ":"), &input, "':' after a key")
+                    }
+                    continue
+                }
+            case UInt8(ascii: "t"): try literal("true", &input)
+            case UInt8(ascii: "f"): try literal("false", &input)
+            case UInt8(ascii: "n"): try literal("null", &input)
+            default: _ = try number(&input) { _ in 0 }
+            }
+            // A value ended: close the containers that end with it, up to the next element.
+            while true {
+                guard let isObject = open.innermostIsObject else { return }
+                if try separator(closing: isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"), &input) {
+                    if isObject {
+                        try skipString(&input)
+                        try expect(UInt8(ascii: ":"), &input, "':' after a key")
+                    }
+                    break
+                }
+                open.pop()
+            }
+        }
+    }
+}
+
+/// The containers a skip is inside, innermost last, one bit each (1 for an object).
+@usableFromInline
+struct OpenContainers {
+    @usableFromInline var words: [UInt64] = []
+    /// How many are open.
+    @usableFromInline var count = 0
+
+    @inlinable init() {}
+
+    /// Whether the innermost is an object; nil when none is open.
+    @inlinable var innermostIsObject: Bool? {
+        guard count > 0 else { return nil }
+        let last = count - 1
+        return words[last >> 6] >> UInt64(last & 63) & 1 == 1
     }
 
-    @inlinable
-    mutating func skipValue<Input: JSONByteInput>(_ input: inout Input, depth: Int) throws(Failure) where Input.Failure == Failure {
-        guard depth < JSONScanner.maximumDepth else { throw error("nested deeper than \(JSONScanner.maximumDepth)") }
-        try skipWhitespace(&input)
-        guard let byte = try peekByte(&input) else { throw error("file ends where a value was expected") }
-        switch byte {
-        case UInt8(ascii: "\""): try skipString(&input)
-        case UInt8(ascii: "{"):
-            _ = try nextByte(&input)
-            if try !consumeIf(UInt8(ascii: "}"), &input) {
-                repeat {
-                    try skipString(&input)
-                    try expect(UInt8(ascii: ":"), &input, "':' after a key")
-                    try skipValue(&input, depth: depth + 1)
-                } while try separator(closing: UInt8(ascii: "}"), &input)
-            }
-        case UInt8(ascii: "["):
-            _ = try nextByte(&input)
-            if try !consumeIf(UInt8(ascii: "]"), &input) {
-                repeat { try skipValue(&input, depth: depth + 1) } while try separator(closing: UInt8(ascii: "]"), &input)
-            }
-        case UInt8(ascii: "t"): try literal("true", &input)
-        case UInt8(ascii: "f"): try literal("false", &input)
-        case UInt8(ascii: "n"): try literal("null", &input)
-        default: _ = try number(&input) { _ in 0 }
-        }
+    @inlinable mutating func push(isObject: Bool) {
+        if count & 63 == 0 { words.append(0) }
+        if isObject { words[count >> 6] |= 1 << UInt64(count & 63) }
+        count += 1
+    }
+
+    @inlinable mutating func pop() {
+        count -= 1
+        words[count >> 6] &= ~(1 << UInt64(count & 63))
+        if count & 63 == 0 { words.removeLast() }
     }
 }

@@ -145,6 +145,72 @@ func stream(_ bytes: [UInt8], buffer: Int = 1 << 16, chunk: Int = 1 << 16) -> Va
     }
 }
 
+/// Whether ``JSONStreamLexer/skipValue(_:maximumDepth:)`` skips `text` whole, read through a
+/// `buffer`-byte buffer in reads of `chunk` bytes.
+func skips(_ text: String, maximumDepth: Int = JSONScanner.maximumDepth, buffer: Int = 1 << 16, chunk: Int = 1 << 16) -> Bool {
+    skipRefusal(Array(text.utf8), maximumDepth: maximumDepth, buffer: buffer, chunk: chunk) == nil
+}
+
+/// The skip's refusal of `text`, or nil when it skips it whole.
+func skipRefusal(_ text: String) -> String? {
+    skipRefusal(Array(text.utf8), maximumDepth: JSONScanner.maximumDepth, buffer: 1 << 16, chunk: 1 << 16)
+}
+
+func skipRefusal(_ bytes: [UInt8], maximumDepth: Int, buffer: Int, chunk: Int) -> String? {
+    var lexer = JSONStreamLexer<JSONScanError>(bufferSize: buffer) { message, _ in JSONScanError(message: message) }
+    defer { lexer.deallocate() }
+    var input = ChunkedInput(bytes: bytes, chunk: chunk)
+    do {
+        try lexer.skipValue(&input, maximumDepth: maximumDepth)
+        return try lexer.atEnd(&input) ? nil : "content after the value"
+    } catch {
+        return error.message
+    }
+}
+
+/// The lexer's skip as it was before issue 43, a recursion of depth 512 over the same
+/// primitives: the loop that replaced it must accept and refuse exactly what this does.
+func recursiveSkipAccepts(_ bytes: [UInt8], chunk: Int) -> Bool {
+    var lexer = JSONStreamLexer<JSONScanError>(bufferSize: 16 + chunk) { message, _ in JSONScanError(message: message) }
+    defer { lexer.deallocate() }
+    var input = ChunkedInput(bytes: bytes, chunk: chunk)
+    func literal(_ word: String) throws(JSONScanError) {
+        for expected in word.utf8 where try lexer.nextByte(&input) != expected { throw JSONScanError(message: "literal") }
+    }
+    func skip(_ depth: Int) throws(JSONScanError) {
+        guard depth < JSONScanner.maximumDepth else { throw JSONScanError(message: "depth") }
+        try lexer.skipWhitespace(&input)
+        switch try lexer.peekByte(&input) {
+        case nil: throw JSONScanError(message: "end")
+        case UInt8(ascii: "\""): try lexer.skipString(&input)
+        case UInt8(ascii: "{"):
+            _ = try lexer.nextByte(&input)
+            if try !lexer.consumeIf(UInt8(ascii: "}"), &input) {
+                repeat {
+                    try lexer.skipString(&input)
+                    try lexer.expect(UInt8(ascii: ":"), &input, "':'")
+                    try skip(depth + 1)
+                } while try lexer.separator(closing: UInt8(ascii: "}"), &input)
+            }
+        case UInt8(ascii: "["):
+            _ = try lexer.nextByte(&input)
+            if try !lexer.consumeIf(UInt8(ascii: "]"), &input) {
+                repeat { try skip(depth + 1) } while try lexer.separator(closing: UInt8(ascii: "]"), &input)
+            }
+        case UInt8(ascii: "t"): try literal("true")
+        case UInt8(ascii: "f"): try literal("false")
+        case UInt8(ascii: "n"): try literal("null")
+        default: _ = try lexer.number(&input) { _ in 0 }
+        }
+    }
+    do {
+        try skip(0)
+        return try lexer.atEnd(&input)
+    } catch {
+        return false
+    }
+}
+
 @Suite("FramescopeJSON: one strict scanner for bodies in memory and streams")
 struct JSONScannerTests {
     static let valid: [String] = [
@@ -233,6 +299,28 @@ struct JSONScannerTests {
         #expect(stream(Array(fine.utf8)) != nil)
     }
 
+    @Test("The lexer's skip: 512 levels by default as before; any depth when asked, in a loop (100,000 levels of objects and lists)")
+    func skipDepth() {
+        // 512 nested lists, the innermost empty: no value sits 512 deep, so it passes, as it
+        // did when the skip was a recursion; 513, or a value inside the 512th, is refused.
+        #expect(skips(String(repeating: "[", count: 512) + String(repeating: "]", count: 512)))
+        #expect(!skips(String(repeating: "[", count: 513) + String(repeating: "]", count: 513)))
+        #expect(!skips(String(repeating: "[", count: 512) + "1" + String(repeating: "]", count: 512)))
+        #expect(skips(String(repeating: "[", count: 511) + "1" + String(repeating: "]", count: 511)))
+        #expect(skipRefusal(String(repeating: "[", count: 600) + String(repeating: "]", count: 600))?.contains("nested deeper than 512") == true)
+        // A MetricKit tree's shape, 100,000 frames deep: refused by default, skipped with no limit.
+        let frame = #"{"binaryUUID": "A", "offsetIntoBinaryTextSegment": 1, "subFrames": ["#
+        let deep = String(repeating: frame, count: 100_000) + "{}" + String(repeating: "]}", count: 100_000)
+        #expect(!skips(deep))
+        #expect(skips(deep, maximumDepth: .max))
+        #expect(skips(deep + " ", maximumDepth: .max, buffer: 17, chunk: 5))
+        // Still strict at any depth: a missing bracket, a trailing comma, a bad key.
+        #expect(!skips(String(repeating: frame, count: 1_000) + "{}" + String(repeating: "]}", count: 999), maximumDepth: .max))
+        #expect(!skips(String(repeating: "[", count: 1_000) + "1," + String(repeating: "]", count: 1_000), maximumDepth: .max))
+        #expect(!skips(String(repeating: "{\"a\":", count: 1_000) + "1" + String(repeating: "}", count: 999) + ",1}", maximumDepth: .max))
+        #expect(!skips(String(repeating: "{\"a\":", count: 700) + "{a:1}" + String(repeating: "}", count: 700), maximumDepth: .max))
+    }
+
     @Test("Element ranges of a member's array: the bytes as sent, nil for anything else")
     func elementRanges() {
         let body = #"{"batchId": "b", "events": [ {"a": [1, "]"]} , "x\"y", 3 ], "tail": {}}"#
@@ -293,7 +381,7 @@ struct JSONFuzzTests {
         return bytes
     }
 
-    @Test("Mutated documents: no trap, and the scanner and the lexer agree on every input")
+    @Test("Mutated documents: no trap, the scanner and the lexer agree on every input, and so do the lexer's skip and its old recursion")
     func agreement() {
         let environment = ProcessInfo.processInfo.environment
         let seconds = environment["FRAMESCOPE_FUZZ_SECONDS"].flatMap(Double.init)
@@ -310,6 +398,13 @@ struct JSONFuzzTests {
                 disagreements += 1
                 if disagreements <= 5 {
                     Issue.record("disagree on \(String(decoding: input, as: UTF8.self).debugDescription): scanner \(String(describing: scanned)), lexer \(String(describing: streamed))")
+                }
+            }
+            let skipped = skipRefusal(input, maximumDepth: JSONScanner.maximumDepth, buffer: 16 + chunk, chunk: chunk) == nil
+            if skipped != recursiveSkipAccepts(input, chunk: chunk) {
+                disagreements += 1
+                if disagreements <= 5 {
+                    Issue.record("the skip's loop and its old recursion disagree on \(String(decoding: input, as: UTF8.self).debugDescription)")
                 }
             }
             if scanned != nil { accepted += 1 }

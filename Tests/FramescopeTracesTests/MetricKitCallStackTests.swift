@@ -92,4 +92,55 @@ struct MetricKitCallStackTests {
         #expect(payload.hangCallStacks.first?.roots.map(\.offset) == [9])
         #expect(payload.issues.filter { $0.field.contains("callStackRootFrames") }.count == 2)
     }
+
+    /// A call-stack tree whose thread-attributed stack is one chain of `depth` frames of the
+    /// app's image, innermost first (offsets 0x1000, 0x1010, …), with 5 samples.
+    static func chain(depth: Int) -> String {
+        var text = ""
+        for level in 0..<depth {
+            text += #"{"binaryUUID": "11111111-2222-3333-4444-555555555555", "binaryName": "Shop", "#
+                + #""offsetIntoBinaryTextSegment": \#(0x1000 + 16 * level), "sampleCount": 5, "subFrames": ["#
+        }
+        text += String(repeating: "]}", count: depth)
+        return #"{"callStacks": [{"threadAttributed": true, "callStackRootFrames": [\#(text)]}]}"#
+    }
+
+    @Test("A crash diagnostic's call-stack tree 300 (and 50,000) frames deep is skipped unread, at any depth; the hang beside it is read")
+    func deepUnreadTree() throws {
+        for depth in [300, 50_000] {
+            let body = """
+            {"timeStampEnd": "2026-11-19 23:59:00 +0000", "metaData": {"appVersion": "2.0"},
+             "crashDiagnostics": [{"callStackTree": \(Self.chain(depth: depth)), "diagnosticMetaData": {"exceptionType": 1}}],
+             "hangDiagnostics": [{"callStackTree": \(Self.chain(depth: 3)), "diagnosticMetaData": {"hangDuration": "2 sec"}}]}
+            """
+            let payload = try #require(try payloads(Array(body.utf8)).first, "\(depth)")
+            #expect(payload.appVersion == "2.0")
+            #expect(payload.otherDiagnostics == [MetricKitDiagnosticCount(kind: "crashDiagnostics", count: 1)])
+            #expect(payload.hangDurations == [2])
+            #expect(payload.hangCallStacks.first.map { MetricKitCallStackFrame.paths($0.roots)[0].frames.count } == 3)
+            #expect(payload.issues.isEmpty, "\(payload.issues)")
+        }
+    }
+
+    @Test("A hang's tree 300 frames deep is read to 256 frames, the deeper callers skipped and the cut stated; 600 deep alike")
+    func deepReadTree() throws {
+        for depth in [256, 300, 600] {
+            let body = #"{"hangDiagnostics": [{"callStackTree": \#(Self.chain(depth: depth)), "diagnosticMetaData": {"hangDuration": "3 sec"}}]}"#
+            let payload = try #require(try payloads(Array(body.utf8)).first, "\(depth)")
+            #expect(payload.hangDurations == [3])
+            let roots = try #require(payload.hangCallStacks.first?.roots)
+            let paths = MetricKitCallStackFrame.paths(roots)
+            #expect(paths.count == 1 && paths[0].weight == 5)
+            #expect(paths[0].frames.count == MetricKitParser.maximumCallStackDepth)
+            #expect(paths[0].frames.last?.offset == UInt64(0x1000 + 16 * 255))
+            let cuts = payload.issues.filter { $0.message.contains("deeper than 256 frames") }
+            if depth == 256 {
+                #expect(cuts.isEmpty, "a tree exactly 256 deep is whole")
+            } else {
+                #expect(cuts.map(\.field) == ["hangDiagnostics[0].callStackTree.callStacks[0]"], "\(payload.issues)")
+            }
+            let stack = try #require(MetricKitCallStackFrame.hangStack(roots) { _, _ in true })
+            #expect(stack.samples.allSatisfy { $0.frames.count == HangStack.maximumDepth })
+        }
+    }
 }

@@ -4,8 +4,10 @@ import FramescopeJSON
 /// `MXDiagnosticPayload` as `jsonRepresentation()` writes it) or a list of them, handing
 /// each payload over as soon as it is read (``MetricKitPayload``).
 ///
-/// Call-stack trees and other large values are skipped without being held. A value that
-/// is present but unreadable or impossible (a hang of "20 parsecs", a hitch ratio above
+/// Call-stack trees and other large values are skipped without being held, at any depth:
+/// only what is read has a depth limit (a hang's tree, ``maximumCallStackDepth`` frames),
+/// so a crash diagnostic's tree 300 frames deep, which nothing reads, costs the payload
+/// nothing. A value that is present but unreadable or impossible (a hang of "20 parsecs", a hitch ratio above
 /// 1000 ms per s) is skipped and recorded in ``MetricKitPayload/issues`` with its path, so
 /// that the rest of the payload still counts; JSON that is not well formed is a
 /// ``TraceError``.
@@ -102,7 +104,7 @@ public struct MetricKitParser: Sendable {
             case _ where key.hasSuffix("Diagnostics"):
                 try readDiagnostics(&lexer, &source, kind: key, path: field, into: &payload)
             default:
-                try lexer.skipValue(&source)
+                try lexer.skipValue(&source, maximumDepth: .max)
             }
         }
         payload.appVersion = metaVersion ?? payload.appVersion ?? latestVersion
@@ -130,7 +132,7 @@ public struct MetricKitParser: Sendable {
             case "hangDuration" where hang != nil:
                 let line = lexer.line
                 if let text = try optionalString(&lexer, &source, &payload, field) { hang?(text, line) }
-            default: try lexer.skipValue(&source)
+            default: try lexer.skipValue(&source, maximumDepth: .max)
             }
         }
     }
@@ -145,7 +147,7 @@ public struct MetricKitParser: Sendable {
         _ lexer: inout JSONStreamLexer<TraceError>, _ source: inout Source, path: String, into payload: inout MetricKitPayload
     ) throws(TraceError) {
         try forEachMember(&lexer, &source) { (key, lexer, source) throws(TraceError) in
-            guard key == "scrollHitchTimeRatio" else { return try lexer.skipValue(&source) }
+            guard key == "scrollHitchTimeRatio" else { return try lexer.skipValue(&source, maximumDepth: .max) }
             let line = lexer.line
             guard let text = try optionalString(&lexer, &source, &payload, path + "." + key) else { return }
             guard let ratio = MetricKitMeasurement.millisecondsPerSecond(text) else {
@@ -163,10 +165,10 @@ public struct MetricKitParser: Sendable {
         _ lexer: inout JSONStreamLexer<TraceError>, _ source: inout Source, path: String, into payload: inout MetricKitPayload
     ) throws(TraceError) {
         try forEachMember(&lexer, &source) { (key, lexer, source) throws(TraceError) in
-            guard key == "histogrammedAppHangTime" || key == "histogrammedApplicationHangTime" else { return try lexer.skipValue(&source) }
+            guard key == "histogrammedAppHangTime" || key == "histogrammedApplicationHangTime" else { return try lexer.skipValue(&source, maximumDepth: .max) }
             let histogramPath = path + "." + key
             try forEachMember(&lexer, &source) { (key, lexer, source) throws(TraceError) in
-                guard key == "histogramValue" else { return try lexer.skipValue(&source) }
+                guard key == "histogramValue" else { return try lexer.skipValue(&source, maximumDepth: .max) }
                 try forEachMember(&lexer, &source) { (bucketKey, lexer, source) throws(TraceError) in
                     let bucketPath = histogramPath + ".histogramValue." + bucketKey.printable()
                     let line = lexer.line
@@ -184,7 +186,7 @@ public struct MetricKitParser: Sendable {
                             } else if try !lexer.null(&source) {
                                 count = try lexer.number(&source, parse: parseDouble)
                             }
-                        default: try lexer.skipValue(&source)
+                        default: try lexer.skipValue(&source, maximumDepth: .max)
                         }
                     }
                     guard let count, count >= 0, count <= 1e12, count == count.rounded() else {
@@ -210,7 +212,7 @@ public struct MetricKitParser: Sendable {
         _ lexer: inout JSONStreamLexer<TraceError>, _ source: inout Source, kind: String, path: String, into payload: inout MetricKitPayload
     ) throws(TraceError) {
         try lexer.skipWhitespace(&source)
-        guard try lexer.peekByte(&source) == UInt8(ascii: "[") else { return try lexer.skipValue(&source) }
+        guard try lexer.peekByte(&source) == UInt8(ascii: "[") else { return try lexer.skipValue(&source, maximumDepth: .max) }
         try lexer.expect(UInt8(ascii: "["), &source, "'['")
         if try lexer.consumeIf(UInt8(ascii: "]"), &source) { return }
         let isHang = kind == "hangDiagnostics"
@@ -220,7 +222,7 @@ public struct MetricKitParser: Sendable {
             let elementPath = "\(path)[\(index)]"
             index += 1
             try lexer.skipWhitespace(&source)
-            guard try lexer.peekByte(&source) == UInt8(ascii: "{") else { try lexer.skipValue(&source); continue }
+            guard try lexer.peekByte(&source) == UInt8(ascii: "{") else { try lexer.skipValue(&source, maximumDepth: .max); continue }
             count += 1
             var duration: (String, Int)?
             var callStack: [MetricKitCallStackFrame]?
@@ -229,7 +231,7 @@ public struct MetricKitParser: Sendable {
                     callStack = try readCallStackTree(&lexer, &source, path: elementPath + ".callStackTree", into: &payload)
                     return
                 }
-                guard key == "diagnosticMetaData" else { return try lexer.skipValue(&source) }
+                guard key == "diagnosticMetaData" else { return try lexer.skipValue(&source, maximumDepth: .max) }
                 try readMetaData(&lexer, &source, path: elementPath + ".diagnosticMetaData", into: &payload,
                                  hang: isHang ? { duration = ($0, $1) } : nil)
             }
@@ -279,7 +281,7 @@ public struct MetricKitParser: Sendable {
         guard try lexer.peekByte(&source) == UInt8(ascii: "\"") else {
             let line = lexer.line
             if try !lexer.null(&source) {
-                try lexer.skipValue(&source)
+                try lexer.skipValue(&source, maximumDepth: .max)
                 issue(&payload, field, line, "is not a string")
             }
             return nil
@@ -294,7 +296,7 @@ public struct MetricKitParser: Sendable {
         _ body: (String, inout JSONStreamLexer<TraceError>, inout Source) throws(TraceError) -> Void
     ) throws(TraceError) {
         try lexer.skipWhitespace(&source)
-        guard try lexer.peekByte(&source) == UInt8(ascii: "{") else { return try lexer.skipValue(&source) }
+        guard try lexer.peekByte(&source) == UInt8(ascii: "{") else { return try lexer.skipValue(&source, maximumDepth: .max) }
         try lexer.expect(UInt8(ascii: "{"), &source, "'{'")
         if try lexer.consumeIf(UInt8(ascii: "}"), &source) { return }
         repeat {
