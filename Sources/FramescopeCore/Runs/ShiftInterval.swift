@@ -107,14 +107,23 @@ public struct ShiftInterval: Sendable, Hashable {
         return 1 - 2 * tail
     }
 
-    /// The rank from the normal approximation of U with a continuity correction:
-    /// k = ⌊m·n/2 − z₁₋α/₂ · √(m·n·(m+n+1)/12) + 1/2⌋, bounded to 0…m·n/2.
+    /// The rank from the normal approximation of U, corrected for U's kurtosis (Cornish–Fisher)
+    /// and for continuity: with σ² = mn(m+n+1)/12 and the excess kurtosis
+    /// γ₂ = κ₄/σ⁴, κ₄ = −mn(m+n+1)(m²+n²+mn+m+n)/120 (U is symmetric, so no skew term), the
+    /// lower α/2 quantile of U is mn/2 + σ·w with w = −z + γ₂/24 · (3z − z³),
+    /// z = Φ⁻¹(1 − α/2), and k = ⌊mn/2 + σ·w + 1/2⌋, bounded to 0…mn/2. U's tails are lighter
+    /// than the normal's: without the correction the rank is up to 23 too small at 99 % and one
+    /// to four too large at 80 % (too narrow) for sizes past the exact range.
     public static func normalApproximateRank(m: Int, n: Int, alpha: Double) -> Int {
-        let total = Double(m) * Double(n)
-        let mean = total / 2
-        let deviation = (total * Double(m + n + 1) / 12).squareRoot()
+        let (mm, nn) = (Double(m), Double(n))
+        let total = mm * nn
+        let variance = total * (mm + nn + 1) / 12
+        let fourthCumulant = -total * (mm + nn + 1) * (mm * mm + nn * nn + mm * nn + mm + nn) / 120
+        let excessKurtosis = fourthCumulant / (variance * variance)
         let z = normalQuantile(1 - alpha / 2)
-        let rank = (mean - z * deviation + 0.5).rounded(.down)
+        let w = -z + excessKurtosis / 24 * (3 * z - z * z * z)
+        let rank = (total / 2 + variance.squareRoot() * w + 0.5).rounded(.down)
+        guard rank.isFinite else { return 0 }
         return Int(max(0, min((total / 2).rounded(.down), rank)))
     }
 
