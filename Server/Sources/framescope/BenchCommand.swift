@@ -7,8 +7,8 @@ import FramescopeTraces
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
-        abstract: "Measure analyze's throughput, the collector's query latency over large rollups, or compare's rank statistics.",
-        subcommands: [BenchAnalyzeCommand.self, BenchFormatsCommand.self, BenchQueriesCommand.self, BenchCompareCommand.self],
+        abstract: "Measure analyze's throughput, the collector's query latency over large rollups, compare's rank statistics, or the symbol cache.",
+        subcommands: [BenchAnalyzeCommand.self, BenchFormatsCommand.self, BenchQueriesCommand.self, BenchCompareCommand.self, BenchSymbolsCommand.self],
         defaultSubcommand: BenchAnalyzeCommand.self
     )
 }

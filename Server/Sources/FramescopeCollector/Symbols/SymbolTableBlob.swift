@@ -7,23 +7,52 @@ import Foundation
 /// as the difference from the previous symbol's end, its size and its name's length as
 /// LEB128, and the name's UTF-8. Sorted, so a lookup is a binary search over the decoded
 /// offsets.
+///
+/// In memory a table keeps its binary form as it was read and, per symbol, its offset, size
+/// and where its name lies in those bytes (``memoryBytes``: about 24 bytes a symbol beside
+/// the binary form); a name becomes a `String` only when a lookup finds it. Reading a table
+/// of a million symbols therefore makes no string and allocates four arrays, where a
+/// `String` per name took most of the time and about 96 bytes a name (issue 43, item 7).
 public struct SymbolTableBlob: Sendable, Hashable {
     /// Start of each symbol, bytes from the image's base, ascending.
     public private(set) var offsets: [UInt64] = []
     /// Length of each symbol, in bytes.
     public private(set) var sizes: [UInt64] = []
-    /// Name of each symbol.
-    public private(set) var names: [String] = []
+    /// Where each symbol's name starts in ``bytes``.
+    private var nameStarts: [UInt32] = []
+    /// Each symbol's name length, in bytes of UTF-8.
+    private var nameLengths: [UInt32] = []
+    /// The binary form.
+    public let bytes: [UInt8]
 
     /// The table of `symbols` (sorted, not overlapping: ``SymbolUpload/problem()`` holds).
     public init(_ symbols: [SymbolUpload.Symbol]) {
-        offsets = symbols.map(\.offset)
-        sizes = symbols.map(\.size)
-        names = symbols.map(\.name)
+        // The binary form of valid symbols always reads back.
+        self.init(reading: Self.bytes(of: symbols))!
     }
 
     /// How many symbols.
     public var count: Int { offsets.count }
+
+    /// Tables are equal when their binary forms are (everything else is read from it).
+    public static func == (left: SymbolTableBlob, right: SymbolTableBlob) -> Bool { left.bytes == right.bytes }
+
+    /// Hashes the binary form.
+    public func hash(into hasher: inout Hasher) { hasher.combine(bytes) }
+
+    /// The name of symbol `index` (0 ..< ``count``).
+    public func name(of index: Int) -> String {
+        let start = Int(nameStarts[index])
+        return String(decoding: bytes[start..<(start + Int(nameLengths[index]))], as: UTF8.self)
+    }
+
+    /// The name of each symbol, in order (made on each call: for tests and tools, not lookups).
+    public var names: [String] { (0..<count).map(name(of:)) }
+
+    /// Bytes the table holds in memory: its binary form and 24 bytes a symbol (offset, size,
+    /// name start and length), plus a fixed 256 for the arrays' headers. What
+    /// ``SymbolCache`` counts against its capacity.
+    public var memoryBytes: Int { bytes.count + 24 * count + 256 }
 
     /// The name of the symbol holding `offset`, or `nil` when none does.
     /// - Complexity: O(log *n*).
@@ -35,15 +64,10 @@ public struct SymbolTableBlob: Sendable, Hashable {
         }
         guard low > 0 else { return nil }
         let index = low - 1
-        return offset - offsets[index] < sizes[index] ? names[index] : nil
+        return offset - offsets[index] < sizes[index] ? name(of: index) : nil
     }
 
     private static let magic: [UInt8] = Array("FSY1".utf8)
-
-    /// The binary form.
-    public var bytes: [UInt8] {
-        Self.encoded(count: count) { (offsets[$0], sizes[$0], names[$0]) }
-    }
 
     /// The binary form of `symbols` (sorted, not overlapping), written in one pass into an
     /// array of exactly its size: no table's arrays built first, no array grown by doubling.
@@ -131,7 +155,14 @@ public struct SymbolTableBlob: Sendable, Hashable {
 
     /// Reads the binary form; `nil` for bytes this type did not write.
     public init?(bytes: [UInt8]) {
-        guard bytes.count >= 8, Array(bytes[0..<4]) == Self.magic else { return nil }
+        self.init(reading: bytes)
+    }
+
+    /// Reads the binary form, keeping `bytes` as it is; `nil` for bytes this type did not
+    /// write, or past 4 GiB (an upload is at most 64 MiB).
+    /// - Complexity: O(*n*), one pass, no string made.
+    private init?(reading bytes: [UInt8]) {
+        guard bytes.count >= 8, bytes.count <= Int(UInt32.max), Array(bytes[0..<4]) == Self.magic else { return nil }
         var count = 0
         for index in 0..<4 { count |= Int(bytes[4 + index]) << (8 * index) }
         // Each symbol takes at least 3 bytes: a count past that is not ours.
@@ -139,6 +170,9 @@ public struct SymbolTableBlob: Sendable, Hashable {
         var position = 8
         var previousEnd: UInt64 = 0
         offsets.reserveCapacity(count)
+        sizes.reserveCapacity(count)
+        nameStarts.reserveCapacity(count)
+        nameLengths.reserveCapacity(count)
         for _ in 0..<count {
             guard let gap = Self.readLEB(bytes, &position), let size = Self.readLEB(bytes, &position),
                   let length = Self.readLEB(bytes, &position), length <= UInt64(bytes.count - position) else { return nil }
@@ -146,11 +180,13 @@ public struct SymbolTableBlob: Sendable, Hashable {
             guard !overflow else { return nil }
             offsets.append(offset)
             sizes.append(size)
-            names.append(String(decoding: bytes[position..<(position + Int(length))], as: UTF8.self))
+            nameStarts.append(UInt32(position))
+            nameLengths.append(UInt32(length))
             position += Int(length)
             previousEnd = offset &+ size
         }
         guard position == bytes.count else { return nil }
+        self.bytes = bytes
     }
 
     private static func readLEB(_ bytes: [UInt8], _ position: inout Int) -> UInt64? {
