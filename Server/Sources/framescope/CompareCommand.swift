@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import FramescopeCore
 
 /// `framescope compare`: a candidate against a baseline, one recording a side or several
@@ -8,7 +9,9 @@ struct CompareCommand: ParsableCommand {
         commandName: "compare",
         abstract: "Compare a candidate with a baseline: one recording a side, or several runs a side with a verdict.",
         discussion: """
-            Several runs a side (--baseline FILE… --candidate FILE…, shell globs welcome): per \
+            Several runs a side (--baseline FILE… --candidate FILE…, shell globs welcome; a \
+            folder stands for the files in it, by name, so thousands of runs need no long \
+            command line): per \
             figure, each run's value, the shift's estimate (Hodges–Lehmann) with its confidence \
             interval (Mann–Whitney, Bonferroni-corrected over the gating figures), the minimum \
             change that matters, the noise floor of the baseline's runs and a verdict: regressed, \
@@ -27,11 +30,11 @@ struct CompareCommand: ParsableCommand {
     var files: [String] = []
 
     @Option(name: .customLong("baseline"), parsing: .upToNextOption,
-            help: ArgumentHelp("The baseline's runs: traces or reports.", valueName: "file"))
+            help: ArgumentHelp("The baseline's runs: traces or reports, or folders of them.", valueName: "file"))
     var baselineRuns: [String] = []
 
     @Option(name: .customLong("candidate"), parsing: .upToNextOption,
-            help: ArgumentHelp("The candidate's runs: traces or reports.", valueName: "file"))
+            help: ArgumentHelp("The candidate's runs: traces or reports, or folders of them.", valueName: "file"))
     var candidateRuns: [String] = []
 
     @Option(help: "One recording a side: compare the whole recordings or only their motion (segments).")
@@ -86,8 +89,8 @@ struct CompareCommand: ParsableCommand {
     func run() throws {
         let loader = ReportLoader(options: options)
         if comparesRuns {
-            let baseline = try baselineRuns.map { (path: $0, report: try loader.load($0)) }
-            let candidate = try candidateRuns.map { (path: $0, report: try loader.load($0)) }
+            let baseline = try Self.runFiles(baselineRuns).map { (path: $0, report: try loader.load($0)) }
+            let candidate = try Self.runFiles(candidateRuns).map { (path: $0, report: try loader.load($0)) }
             var gating = try figures.map(CompareRuns.figures) ?? RunFigure.defaultGating
             if figures == nil, !(baseline + candidate).contains(where: { $0.report.motion != nil }) {
                 // Recordings without segments (a Chrome trace, a plain CSV) have no motion to judge.
@@ -180,5 +183,36 @@ struct ComparisonOutput: Encodable {
         try container.encode(comparison.rows.map {
             Change(metric: $0.metric.rawValue, baseline: $0.baseline, candidate: $0.candidate, change: $0.change, relativeChange: $0.relativeChange, verdict: $0.verdict.rawValue)
         }, forKey: .changes)
+    }
+}
+
+extension CompareCommand {
+    /// The runs `paths` name: a file as it is, a folder as its files (not hidden, by name).
+    /// A folder holding none is an error (exit 65) naming it.
+    static func runFiles(_ paths: [String]) throws -> [String] {
+        var files: [String] = []
+        for path in paths {
+            var isFolder: ObjCBool = false
+            guard path != "-", FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue else {
+                files.append(path)
+                continue
+            }
+            let folder = URL(fileURLWithPath: path, isDirectory: true)
+            let entries: [URL]
+            do {
+                entries = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: [.isRegularFileKey],
+                                                                      options: [.skipsHiddenFiles])
+            } catch {
+                throw CLIFailure(exitCode: CLIFailure.ioError, message: "\(path): the folder cannot be read (\(error.localizedDescription))")
+            }
+            let runs = entries.filter { (try? $0.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true }
+                .map { folder.appendingPathComponent($0.lastPathComponent).path }
+                .sorted()
+            guard !runs.isEmpty else {
+                throw CLIFailure(exitCode: CLIFailure.dataError, message: "\(path): a folder with no runs in it")
+            }
+            files += runs
+        }
+        return files
     }
 }

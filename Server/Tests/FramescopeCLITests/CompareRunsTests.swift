@@ -59,6 +59,22 @@ struct CompareRunsTests {
         #expect(threeHitch["lower"] is Double && threeHitch["intervalExact"] as? Bool == true, "\(three.stdout)")
         #expect(threeHitch["verdict"] as? String == "regressed" && three.exitCode == 1)
 
+        // Folders stand for their runs (by name): the same figures as the files named one by one.
+        let baseFolder = directory.url.appendingPathComponent("base-runs"), candFolder = directory.url.appendingPathComponent("cand-runs")
+        for (folder, paths) in [(baseFolder, base), (candFolder, cand)] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            for path in paths { try FileManager.default.copyItem(atPath: path, toPath: folder.appendingPathComponent((path as NSString).lastPathComponent).path) }
+        }
+        let folders = try CLI.run(["compare", "--baseline", baseFolder.path, "--candidate", candFolder.path, "--format", "json"])
+        let folderObject = try #require(try JSONSerialization.jsonObject(with: Data(folders.stdout.utf8)) as? [String: Any])
+        let folderHitch = try #require((folderObject["figures"] as? [[String: Any]])?.first { $0["figure"] as? String == "motionHitchRatio" })
+        #expect(folders.exitCode == 1 && folderHitch["baseline"] as? [Double] == hitch["baseline"] as? [Double]
+                && folderHitch["candidate"] as? [Double] == hitch["candidate"] as? [Double], "\(folders.stderr)")
+        let emptyFolder = directory.url.appendingPathComponent("empty")
+        try FileManager.default.createDirectory(at: emptyFolder, withIntermediateDirectories: true)
+        let empty = try CLI.run(["compare", "--baseline", emptyFolder.path, "--candidate", candFolder.path])
+        #expect(empty.exitCode == 65 && empty.stderr.contains("a folder with no runs in it"), "\(empty.stderr)")
+
         // Only hangs gating: none in either side, so nothing fails.
         let hangsOnly = try CLI.run(["compare", "--baseline"] + base + ["--candidate"] + cand + ["--figures", "hangs"])
         #expect(hangsOnly.exitCode == 0, "\(hangsOnly.stdout)")
