@@ -9,7 +9,12 @@ import FramescopeCore
 extension DashboardPages {
     /// One frame of a group's stack, as the page shows it.
     struct HangFrameRow {
+        /// The image's name: its uploaded symbols' where uploaded, else the device's, quoted
+        /// and marked unverified.
         var image: String
+        var imageVerified: Bool
+        /// The image's id, first 8 digits.
+        var imageId: String
         /// The function, or `0x…` without symbols.
         var location: String
         var hasSymbol: Bool
@@ -24,7 +29,8 @@ extension DashboardPages {
     struct HangGroupRow {
         /// The dominant frame's function, or the signature without symbols.
         var site: String
-        /// The dominant frame's image, or `nil` without one.
+        /// Where the dominant frame is: "in Shop" (a name the uploaded symbols gave), or
+        /// "in “Shop”, a name devices sent (73d406b3…)"; `nil` without a dominant frame.
         var image: String?
         var signature: String
         var hangs: String
@@ -52,6 +58,17 @@ extension DashboardPages {
 
     /// Groups shown per source.
     static let hangGroupsShown = 50
+    /// Images the "no symbols uploaded" notice names; the rest are counted.
+    static let imagesNamed = 10
+
+    /// "Shop (73d406b3…), ShopKit (5307fcde…) and 12 more": the images of `answer` without
+    /// symbols, at most ``imagesNamed``, the rest counted; `nil` for none.
+    static func withoutSymbols(_ answer: HangsResponse) -> String? {
+        guard !answer.imagesWithoutSymbols.isEmpty else { return nil }
+        let named = answer.imagesWithoutSymbols.prefix(imagesNamed).map { "\($0.name) (\($0.id.prefix(8))…)" }
+        let more = answer.imagesWithoutSymbols.count - named.count + answer.moreImagesWithoutSymbols
+        return named.joined(separator: ", ") + (more > 0 ? " and \(groupThousands(more)) more" : "")
+    }
 
     /// The Hangs page over `filters` (a declared tag's filter applies as a tag of the
     /// visit), on one `screen` or all.
@@ -67,8 +84,7 @@ extension DashboardPages {
         let page = HangsPage(
             page: chrome, heading: chrome.title, groups: answer.groups.map(Self.hangRow), hasGroups: !answer.groups.isEmpty,
             metricKitGroups: answer.metricKitGroups.map(Self.hangRow), hasMetricKitGroups: !answer.metricKitGroups.isEmpty,
-            withoutSymbols: answer.imagesWithoutSymbols.isEmpty ? nil
-                : answer.imagesWithoutSymbols.map { "\($0.name) (\($0.id.prefix(8))…)" }.joined(separator: ", "),
+            withoutSymbols: Self.withoutSymbols(answer),
             summary: "\(groupThousands(total)) hangs (\(groupThousands(fatal)) fatal), \(formatFigure(time, unit: "s")) in all, in \(answer.groups.count) groups")
         return library.render(page, withTemplate: "hangs") ?? ""
     }
@@ -87,17 +103,27 @@ extension DashboardPages {
         try await queries.hangs(app: app, query: Self.eventQuery(query), limit: limit).groups
     }
 
+    /// "Feed, Search, Cart, Home, Profile and 12 more": the first five of `values` and a
+    /// count of the rest (those beyond `values` included).
+    static func listed(_ values: [String], more: Int) -> String {
+        let rest = max(0, values.count - 5) + more
+        return values.prefix(5).joined(separator: ", ") + (rest > 0 ? " and \(groupThousands(rest)) more" : "")
+    }
+
     static func hangRow(_ group: HangsResponse.Group) -> HangGroupRow {
         HangGroupRow(
-            site: group.dominant?.symbol ?? group.signature, image: group.dominant?.image, signature: group.signature,
+            site: group.dominant?.symbol ?? group.signature,
+            image: group.dominant.map { $0.imageVerified ? "in \($0.image)" : "in “\($0.image)”, a name devices sent (\($0.imageId.prefix(8))…)" },
+            signature: group.signature,
             hangs: groupThousands(group.hangs), fatal: groupThousands(group.fatal), hasFatal: group.fatal > 0,
             time: formatFigure(group.duration, unit: "s"),
-            screens: group.screens.prefix(5).joined(separator: ", ") + (group.screens.count > 5 ? " and \(group.screens.count - 5) more" : ""),
-            versions: group.appVersions.prefix(5).joined(separator: ", ") + (group.appVersions.count > 5 ? " and \(group.appVersions.count - 5) more" : ""),
+            screens: listed(group.screens, more: group.moreScreens),
+            versions: listed(group.appVersions, more: group.moreAppVersions),
             seen: group.firstSeen.prefix(10) == group.lastSeen.prefix(10) ? String(group.firstSeen.prefix(10))
                 : "\(group.firstSeen.prefix(10)) to \(group.lastSeen.prefix(10))",
             frames: group.stack.map { frame in
-                HangFrameRow(image: frame.image, location: frame.symbol ?? "0x" + String(frame.offset, radix: 16), hasSymbol: frame.symbol != nil,
+                HangFrameRow(image: frame.imageVerified ? frame.image : "“\(frame.image)”", imageVerified: frame.imageVerified,
+                             imageId: String(frame.imageId.prefix(8)), location: frame.symbol ?? "0x" + String(frame.offset, radix: 16), hasSymbol: frame.symbol != nil,
                              app: frame.app, share: "\(Int((frame.share * 100).rounded())) %", sharePercent: Int((frame.share * 100).rounded()))
             })
     }

@@ -318,18 +318,26 @@ public struct DashboardPages: Sendable {
     /// any is below 1; `nil` when every visit came from all installations. Visits are counted
     /// as they arrived, so the sentence says so; `filtered`: the page filters its figures,
     /// which the counts per rate (per app and day) cannot follow, and the sentence says that too.
+    ///
+    /// At most ``sampleRatesNamed`` rates are named, those with the most visits; the others
+    /// are counted ("and 19,995 other rates (20,004 visits)"), since a device may claim any rate.
     static func samplingNote(_ rates: [SampleRateVisits], filtered: Bool) -> String? {
         let counted = rates.filter { $0.visits > 0 }
         guard !SampleRateVisits.allFull(counted) else { return nil }
-        let parts = counted.sorted { $0.sampleRate < $1.sampleRate }.map { entry in
-            let visits = "\(groupThousands(entry.visits)) visit\(entry.visits == 1 ? "" : "s")"
-            return entry.sampleRate >= 1 ? "all installations (\(visits))" : "\(percentText(entry.sampleRate)) (\(visits))"
+        let (named, otherRates, otherVisits) = SampleRateVisits.mostVisited(counted, limit: sampleRatesNamed)
+        func visits(_ count: Int) -> String { "\(groupThousands(count)) visit\(count == 1 ? "" : "s")" }
+        var parts = named.map { entry in
+            entry.sampleRate >= 1 ? "all installations (\(visits(entry.visits)))" : "\(percentText(entry.sampleRate)) (\(visits(entry.visits)))"
         }
+        if otherRates > 0 { parts.append("\(groupThousands(otherRates)) other rate\(otherRates == 1 ? "" : "s") (\(visits(otherVisits)))") }
         let list = parts.count == 1 ? parts[0] : parts.dropLast().joined(separator: ", ") + " and " + (parts.last ?? "")
         var note = "Figures from installations sampled at \(list); visits are counted as they arrived, not scaled up."
         if filtered { note += " These counts are the app's over the range's days, before the filters." }
         return note
     }
+
+    /// Rates the overview's sampling sentence names; the rest are counted.
+    static let sampleRatesNamed = 5
 
     /// A share (0–1) as a percentage to the millionth of the share, trailing zeros left out:
     /// `0.1` → "10 %", `0.005` → "0.5 %".

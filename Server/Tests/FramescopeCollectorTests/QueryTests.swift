@@ -390,7 +390,7 @@ struct EmptyStore: CollectorQueries.Store {
     func storeMetricKit(app: String, records: [MetricKitRecord]) async throws -> Int { 0 }
     func metricKitVersions(app: String, query: ScreenQuery) async throws -> [MetricKitVersionSummary] { [] }
     func deleteMetricKitPayloads(endedBefore cutoff: Double, limit: Int) async throws -> Int { 0 }
-    func hangGroups(app: String, query: EventQuery, source: HangSource, limit: Int) async throws -> [HangGroup] { [] }
+    func hangGroups(app: String, query: EventQuery, source: HangSource, limit: Int, mergeable: Set<String>) async throws -> [HangGroup] { [] }
     func hangCount(app: String) async throws -> Int { 0 }
     func deleteHangs(startedBefore cutoff: Double, limit: Int) async throws -> Int { 0 }
     func storeSymbols(app: String, images: consuming [SymbolUpload.Image], now: Double) async throws {}

@@ -57,30 +57,43 @@ extension ClickHouseStore {
         return condition
     }
 
-    public func hangGroups(app: String, query: EventQuery, source: HangSource, limit: Int) async throws -> [HangGroup] {
+    public func hangGroups(app: String, query: EventQuery, source: HangSource, limit: Int, mergeable: Set<String>) async throws -> [HangGroup] {
         let condition = Self.hangCondition(app: app, query: query, source: source)
-        let groups = try await client.rows("""
-            SELECT signature, count(), sum(fatal), sum(duration), min(started_at), max(started_at), argMax(stack, duration)
-            FROM hangs FINAL WHERE \(condition)
-            GROUP BY signature ORDER BY sum(duration) DESC, signature LIMIT \(max(0, limit))
-            """).filter { $0.count == 7 }
+        let ids = mergeable.sorted().map(Self.quote).joined(separator: ", ")
+        // Totals per signature: only `limit` groups of hangs whose dominant image has no
+        // symbols (nothing can merge them), and up to the most a merge reads of the others.
+        func totals(_ scope: String, limit: Int) async throws -> [[String]] {
+            try await client.rows("""
+                SELECT signature, count(), sum(fatal), sum(duration), min(started_at), max(started_at)
+                FROM hangs FINAL WHERE \(condition) AND \(scope)
+                GROUP BY signature ORDER BY sum(duration) DESC, signature LIMIT \(max(0, limit))
+                """).filter { $0.count == 6 }
+        }
+        var groups = try await totals(mergeable.isEmpty ? "1" : "dominant_image_id NOT IN (\(ids))", limit: limit)
+        if !mergeable.isEmpty { groups += try await totals("dominant_image_id IN (\(ids))", limit: HangsResponse.maximumLimit) }
         guard !groups.isEmpty else { return [] }
         let signatures = groups.map { Self.quote($0[0]) }.joined(separator: ", ")
-        var screens: [String: [String]] = [:], versions: [String: [String]] = [:]
+        var screens: [String: [StoredText: Int]] = [:], versions: [String: [StoredText: Int]] = [:]
         for row in try await client.rows("""
-            SELECT signature, screen, app_version FROM hangs FINAL WHERE \(condition) AND signature IN (\(signatures))
+            SELECT signature, screen, app_version, count() FROM hangs FINAL WHERE \(condition) AND signature IN (\(signatures))
             GROUP BY signature, screen, app_version
-            """) where row.count == 3 {
-            screens[row[0], default: []].append(row[1])
-            versions[row[0], default: []].append(row[2])
+            """) where row.count == 4 {
+            let count = Int(row[3]) ?? 0
+            screens[row[0], default: [:]][StoredText(row[1]), default: 0] += count
+            versions[row[0], default: [:]][StoredText(row[2]), default: 0] += count
         }
-        func distinctSorted(_ values: [String]?) -> [String] {
-            Set((values ?? []).map(StoredText.init)).sorted().map(\.text)
+        // Each group's longest hangs (ties by key), the candidates for the stack it shows.
+        var candidates: [String: [HangCandidate]] = [:]
+        for row in try await client.rows("""
+            SELECT signature, hang_key, duration, stack FROM hangs FINAL WHERE \(condition) AND signature IN (\(signatures))
+            ORDER BY signature, duration DESC, hang_key LIMIT \(HangGroup.candidateCount) BY signature
+            """) where row.count == 4 {
+            candidates[row[0], default: []].append(HangCandidate(key: row[1], duration: Double(row[2]) ?? 0, storedStack: row[3]))
         }
         return groups.map { row in
-            let stack = HangGroup.stack(stored: row[6])
+            let stack = HangGroup.representative(of: candidates[row[0]] ?? [])
             return HangGroup(signature: row[0], hangs: Int(row[1]) ?? 0, fatal: Int(row[2]) ?? 0, duration: Double(row[3]) ?? 0,
-                             screens: distinctSorted(screens[row[0]]), appVersions: distinctSorted(versions[row[0]]),
+                             screens: HangGroup.byHangs(screens[row[0]] ?? [:]), appVersions: HangGroup.byHangs(versions[row[0]] ?? [:]),
                              firstSeen: Double(row[4]) ?? 0, lastSeen: Double(row[5]) ?? 0,
                              dominant: HangGroup.dominant(of: row[0], in: stack), stack: stack)
         }

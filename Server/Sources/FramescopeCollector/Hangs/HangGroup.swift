@@ -2,7 +2,7 @@ import Foundation
 import FramescopeCore
 
 /// Hangs with one signature, as a store reads them: how many, how long, where and when,
-/// and the stack of the longest.
+/// and the stack the group shows (``representative(of:)``, never simply its longest hang's).
 public struct HangGroup: Sendable, Hashable {
     /// The signature (``HangSummary/signature``).
     public var signature: String
@@ -12,17 +12,17 @@ public struct HangGroup: Sendable, Hashable {
     public var fatal: Int
     /// Their total length, in seconds.
     public var duration: Double
-    /// The screens they happened on, in byte order.
+    /// The screens they happened on, those with the most hangs first, then in byte order (``byHangs(_:)``).
     public var screens: [String]
-    /// The app versions they happened in, in byte order.
+    /// The app versions they happened in, those with the most hangs first, then in byte order.
     public var appVersions: [String]
     /// When the first began, Unix seconds.
     public var firstSeen: Double
     /// When the last began, Unix seconds.
     public var lastSeen: Double
-    /// The dominant app frame (of the longest hang), or `nil` without one.
+    /// The dominant app frame (of ``stack``), or `nil` without one.
     public var dominant: HangFrame?
-    /// The longest hang's representative stack, innermost first, with its shares.
+    /// The stack the group shows (``representative(of:)``), innermost first, with its shares.
     public var stack: [HangFrame]
 
     /// Creates a group.

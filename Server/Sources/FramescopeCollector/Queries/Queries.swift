@@ -176,14 +176,41 @@ public struct CollectorQueries: Sendable {
 
     /// `app`'s hangs over `query`, grouped by their dominant app frame, named from the
     /// uploaded symbols and merged by function (``HangsResponse``), at most `limit` groups
-    /// per source. Every group the merge may join is read first (up to
-    /// ``HangsResponse/maximumLimit`` per source), then merged, then cut to `limit`.
+    /// per source. Groups of images without uploaded symbols cannot merge: only `limit` of
+    /// them are read; those whose image has symbols are read up to
+    /// ``HangsResponse/maximumLimit`` per source, merged, and the whole cut to `limit`.
+    ///
+    /// The whole read is bounded by ``HangsResponse/timeLimit``: past it the read is
+    /// cancelled (SQLite's statement interrupted) and the answer is 503 `store_unavailable`
+    /// with `Retry-After`, never a request that holds the store for minutes.
     public func hangs(app: String, query: EventQuery, limit: Int) async throws -> HangsResponse {
-        async let sdk = store.hangGroups(app: app, query: query, source: .sdk, limit: HangsResponse.maximumLimit)
-        async let metricKit = store.hangGroups(app: app, query: query, source: .metrickit, limit: HangsResponse.maximumLimit)
-        let (sdkGroups, metricKitGroups) = try await (sdk, metricKit)
-        let tables = try await symbols.tables(app: app, ids: HangGroup.imageIds(sdkGroups + metricKitGroups), store: store)
-        return HangsResponse(sdk: sdkGroups, metricKit: metricKitGroups, tables: tables, limit: limit)
+        let store = store, symbols = symbols
+        return try await Self.within(seconds: HangsResponse.timeLimit) {
+            let uploaded = try await symbols.uploadedImages(app: app, store: store)
+            let mergeable = Set(uploaded.keys)
+            async let sdk = store.hangGroups(app: app, query: query, source: .sdk, limit: limit, mergeable: mergeable)
+            async let metricKit = store.hangGroups(app: app, query: query, source: .metrickit, limit: limit, mergeable: mergeable)
+            let (sdkGroups, metricKitGroups) = try await (sdk, metricKit)
+            let tables = try await symbols.tables(app: app, ids: HangGroup.imageIds(sdkGroups + metricKitGroups), store: store)
+            return HangsResponse(sdk: sdkGroups, metricKit: metricKitGroups, tables: tables, uploadedNames: uploaded, limit: limit)
+        }
+    }
+
+    /// `work`'s answer, or 503 `store_unavailable` (`Retry-After` the limit) once `seconds`
+    /// have passed, `work` cancelled.
+    static func within<T: Sendable>(seconds: Double, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await work() }
+            group.addTask {
+                try await Task.sleep(for: .seconds(seconds))
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let answer = first else {
+                throw HangsResponse.tookTooLong(seconds: seconds)
+            }
+            return answer
+        }
     }
 
     /// The rollups over `query`'s range and filters, merged per group

@@ -166,17 +166,28 @@ public struct MetricKitVersionsResponse: ResponseEncodable, Decodable, Sendable 
     public var versions: [MetricKitVersionSummary]
 }
 
-/// `{"sampleRates": [{"sampleRate": 0.1, "visits": 1200}, {"sampleRate": 1, "visits": 300}]}`:
+/// `{"sampleRates": [{"sampleRate": 0.1, "visits": 1200}, {"sampleRate": 1, "visits": 300}], "otherRates": 0, "otherVisits": 0}`:
 /// how many screen visits arrived at each sample rate (``SampleRate``) on the UTC days the
-/// range touches, by rate (lowest first). Visits are counted as they arrived, never scaled:
-/// the figures of every other route are the same sums, so this says which rates they come from.
+/// range touches, by rate (lowest first): the ``maximumRates`` rates with the most visits,
+/// and how many rates and visits the others hold. Visits are counted as they arrived, never
+/// scaled: the figures of every other route are the same sums, so this says which rates they come from.
 public struct SampleRatesResponse: ResponseEncodable, Codable, Sendable, Hashable {
-    /// One entry per rate with visits, by rate.
+    /// One entry per rate with visits, by rate: at most ``maximumRates``, those with the most visits.
     public var sampleRates: [SampleRateVisits]
+    /// How many rates with visits are left out of ``sampleRates``.
+    public var otherRates: Int
+    /// How many visits those rates hold.
+    public var otherVisits: Int
 
-    /// The answer for `sampleRates`.
+    /// Most rates an answer lists (a device may claim any of a million).
+    public static let maximumRates = 100
+
+    /// The answer for `sampleRates` (any number, any order), at most ``maximumRates`` listed.
     public init(sampleRates: [SampleRateVisits]) {
-        self.sampleRates = sampleRates
+        let bounded = SampleRateVisits.mostVisited(sampleRates, limit: Self.maximumRates)
+        self.sampleRates = bounded.kept
+        otherRates = bounded.otherRates
+        otherVisits = bounded.otherVisits
     }
 }
 

@@ -148,13 +148,27 @@ public protocol MetricKitStore: Sendable {
 public protocol HangStore: Sendable {
     /// `app`'s hangs from `source` that began in `query`'s range and match its dimension
     /// and tag filters, grouped by signature, by total hang time (longest first, then
-    /// signature), at most `limit` groups.
-    func hangGroups(app: String, query: EventQuery, source: HangSource, limit: Int) async throws -> [HangGroup]
+    /// signature): at most `limit` groups whose dominant image is not in `mergeable`
+    /// (nothing can merge them), followed by at most ``HangsResponse/maximumLimit`` groups
+    /// whose dominant image is (the images with uploaded symbols, whose groups may merge by
+    /// function). Each group's screens and versions are listed by hangs (``HangGroup/byHangs(_:)``)
+    /// and its stack is ``HangGroup/representative(of:)`` of its ``HangGroup/candidateCount``
+    /// longest hangs (then by key). A store reads each group's candidates through an index
+    /// on signature and length, so a request costs what it answers, not the app's every hang.
+    func hangGroups(app: String, query: EventQuery, source: HangSource, limit: Int, mergeable: Set<String>) async throws -> [HangGroup]
     /// Hangs stored for `app` (for retention and tests).
     func hangCount(app: String) async throws -> Int
     /// Deletes hangs that began before `cutoff` (Unix seconds), at most `limit` of them;
     /// returns how many were deleted (the retention sweep, with the raw events' cutoff).
     func deleteHangs(startedBefore cutoff: Double, limit: Int) async throws -> Int
+}
+
+extension HangStore {
+    /// `app`'s `limit` groups with the most hang time, none read as mergeable: as
+    /// ``hangGroups(app:query:source:limit:mergeable:)`` with no image's symbols uploaded.
+    public func hangGroups(app: String, query: EventQuery, source: HangSource, limit: Int) async throws -> [HangGroup] {
+        try await hangGroups(app: app, query: query, source: source, limit: limit, mergeable: [])
+    }
 }
 
 /// How many screen visits arrived at each sample rate (issue 35: ``EventBatch/sampleRate``,

@@ -26,7 +26,7 @@ extension SQLiteStore {
     }
 
     /// The `WHERE` clause (after `app_id = ?`) and its arguments for `query` and `source`.
-    private static func hangFilter(_ query: EventQuery, source: HangSource) -> (String, StatementArguments) {
+    static func hangFilter(_ query: EventQuery, source: HangSource) -> (String, StatementArguments) {
         var sql = " AND started_at >= ? AND started_at < ? AND source = ?"
         var arguments: StatementArguments = [query.screens.from, query.screens.to, source.rawValue]
         for dimension in QueryDimension.all {
@@ -42,24 +42,43 @@ extension SQLiteStore {
         return (sql, arguments)
     }
 
-    public func hangGroups(app: String, query: EventQuery, source: HangSource, limit: Int) async throws -> [HangGroup] {
+    public func hangGroups(app: String, query: EventQuery, source: HangSource, limit: Int, mergeable: Set<String>) async throws -> [HangGroup] {
         let (filter, filterArguments) = Self.hangFilter(query, source: source)
+        let ids = Self.jsonArray(mergeable.sorted())
         return try await database.read { db in
-            let groups = try Row.fetchAll(db, sql: """
-                SELECT signature, COUNT(*) AS hangs, SUM(fatal) AS fatal, SUM(duration) AS duration,
-                       MIN(started_at) AS first_seen, MAX(started_at) AS last_seen,
-                       json_group_array(DISTINCT screen) AS screens, json_group_array(DISTINCT app_version) AS versions
-                FROM hangs WHERE app_id = ?\(filter)
-                GROUP BY signature ORDER BY SUM(duration) DESC, signature LIMIT ?
-                """, arguments: [app] + filterArguments + [max(0, limit)])
-            let longest = try db.cachedStatement(sql: """
-                SELECT stack FROM hangs WHERE app_id = ?\(filter) AND signature = ? ORDER BY duration DESC, id LIMIT 1
-                """)
+            // Totals per signature, by the app and start index. Only `limit` groups of hangs whose
+            // dominant image has no symbols (nothing can merge them), and up to the most a merge
+            // reads of those whose image has (symbols may join them into one function).
+            var groups = try Row.fetchAll(db, sql: Self.hangTotalsSQL(filter: filter, mergeable: false),
+                                          arguments: [app] + filterArguments + [ids, max(0, limit)])
+            if !mergeable.isEmpty {
+                groups += try Row.fetchAll(db, sql: Self.hangTotalsSQL(filter: filter, mergeable: true),
+                                           arguments: [app] + filterArguments + [ids, HangsResponse.maximumLimit])
+            }
+            guard !groups.isEmpty else { return [] }
+            let signatures: [String] = groups.map { $0["signature"] }
+            // Screens and versions by hangs, of the chosen groups only, through the signature index.
+            var screens: [String: [StoredText: Int]] = [:], versions: [String: [StoredText: Int]] = [:]
+            let places = try Row.fetchCursor(db, sql: """
+                SELECT signature, screen, app_version, COUNT(*) FROM hangs INDEXED BY hangs_by_signature
+                WHERE app_id = ? AND signature IN (SELECT value FROM json_each(?))\(filter)
+                GROUP BY signature, screen, app_version
+                """, arguments: [app, Self.jsonArray(signatures)] + filterArguments)
+            while let row = try places.next() {
+                let signature: String = row[0], count: Int = row[3]
+                screens[signature, default: [:]][StoredText(row[1]), default: 0] += count
+                versions[signature, default: [:]][StoredText(row[2]), default: 0] += count
+            }
+            // Each group's longest hangs, the candidates for the stack it shows: the signature
+            // index read backwards (length, then id), never the start index (which read every hang).
+            let longest = try db.cachedStatement(sql: Self.hangCandidatesSQL(filter: filter))
             return try groups.map { row in
                 let signature: String = row["signature"]
-                let stack = HangGroup.stack(stored: try String.fetchOne(longest, arguments: [app] + filterArguments + [signature]) ?? "[]")
+                let candidates = try Row.fetchAll(longest, arguments: [app, signature] + filterArguments + [HangGroup.candidateCount])
+                    .map { HangCandidate(key: $0[0], duration: $0[1], storedStack: $0[2]) }
+                let stack = HangGroup.representative(of: candidates)
                 return HangGroup(signature: signature, hangs: row["hangs"], fatal: row["fatal"], duration: row["duration"],
-                                 screens: Self.sortedTexts(json: row["screens"]), appVersions: Self.sortedTexts(json: row["versions"]),
+                                 screens: HangGroup.byHangs(screens[signature] ?? [:]), appVersions: HangGroup.byHangs(versions[signature] ?? [:]),
                                  firstSeen: row["first_seen"], lastSeen: row["last_seen"],
                                  dominant: HangGroup.dominant(of: signature, in: stack),
                                  stack: stack)
@@ -67,9 +86,42 @@ extension SQLiteStore {
         }
     }
 
-    /// A JSON array of strings, in byte order.
-    private static func sortedTexts(json: String) -> [String] {
-        ((try? JSONDecoder().decode([String].self, from: Data(json.utf8))) ?? []).sorted { StoredText($0) < StoredText($1) }
+    /// Totals per signature of the hangs matching `filter` (after `app_id = ?`), by total
+    /// time, `LIMIT ?`: of the groups whose dominant image is in the JSON array bound after
+    /// the filter's arguments (`mergeable`), or of the others. Read by the app and start
+    /// index, which the range narrows.
+    static func hangTotalsSQL(filter: String, mergeable: Bool) -> String {
+        let scope = mergeable ? "dominant_image_id IN (SELECT value FROM json_each(?))"
+            : "(dominant_image_id IS NULL OR dominant_image_id NOT IN (SELECT value FROM json_each(?)))"
+        return """
+            SELECT signature, COUNT(*) AS hangs, SUM(fatal) AS fatal, SUM(duration) AS duration,
+                   MIN(started_at) AS first_seen, MAX(started_at) AS last_seen
+            FROM hangs INDEXED BY hangs_by_app_start WHERE app_id = ?\(filter) AND \(scope)
+            GROUP BY signature ORDER BY SUM(duration) DESC, signature LIMIT ?
+            """
+    }
+
+    /// One group's longest hangs matching `filter` (after `app_id = ? AND signature = ?`),
+    /// `LIMIT ?`: the signature index read backwards (length, then id), never the start
+    /// index, on which SQLite planned it before and read every hang of the app for each group.
+    static func hangCandidatesSQL(filter: String) -> String {
+        """
+        SELECT hang_key, duration, stack FROM hangs INDEXED BY hangs_by_signature
+        WHERE app_id = ? AND signature = ?\(filter) ORDER BY duration DESC, id DESC LIMIT ?
+        """
+    }
+
+    /// `texts` as a JSON array (bound as one argument and read with `json_each`, so a list of
+    /// any length is one parameter).
+    private static func jsonArray(_ texts: [String]) -> String {
+        var out = JSONWriter()
+        out.raw("[")
+        for (index, text) in texts.enumerated() {
+            if index > 0 { out.raw(",") }
+            out.string(text)
+        }
+        out.raw("]")
+        return String(decoding: out.bytes, as: UTF8.self)
     }
 
     public func hangCount(app: String) async throws -> Int {
