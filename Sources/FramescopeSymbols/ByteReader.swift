@@ -2,7 +2,9 @@
 ///
 /// A reader sees `count` bytes starting at file offset ``base`` (the whole file, or one fat
 /// slice) and takes offsets relative to that start, as Mach-O's `symoff` is relative to its
-/// slice. Every read checks its range with overflow-reporting arithmetic and throws
+/// slice. A reader of a file's head (``init(head:fileSize:)``) holds only its first bytes but
+/// measures every range against the whole file's size, as a reader of the whole file does; a
+/// read past the bytes it holds throws `pastHead`. Every read checks its range with overflow-reporting arithmetic and throws
 /// ``ObjectFileError`` (`truncated`) naming the field and the absolute file offset instead of
 /// trapping, so hostile bytes can only ever produce an error.
 public struct ByteReader: Sendable {
@@ -18,6 +20,14 @@ public struct ByteReader: Sendable {
         self.bytes = bytes
         self.base = 0
         self.count = bytes.count
+    }
+
+    /// A reader of a file of `fileSize` bytes that holds only its first bytes, `head`: every
+    /// range is checked against `fileSize`, and a read past `head` throws `pastHead`.
+    public init(head: [UInt8], fileSize: Int) {
+        self.bytes = head
+        self.base = 0
+        self.count = max(fileSize, head.count)
     }
 
     private init(bytes: [UInt8], base: Int, count: Int) {
@@ -57,7 +67,13 @@ public struct ByteReader: Sendable {
             throw error(.truncated, field(), at: offset,
                         "\(field()) needs \(length) bytes at offset \(offset), past the end of the \(count) bytes that hold it: the file or a structure in it is cut short")
         }
+        guard start + Int(length) <= bytes.count else { throw pastHead(field(), at: offset) }
         return start
+    }
+
+    /// The refusal a reader of a file's head throws for a read past the bytes it holds.
+    private func pastHead(_ field: String, at offset: UInt64) -> ObjectFileError {
+        error(.pastHead, field, at: offset, "\(field) lies past the \(bytes.count) bytes read so far")
     }
 
     /// A window of `length` bytes at `offset`, for a fat slice or a table; refused as
@@ -116,13 +132,15 @@ public struct ByteReader: Sendable {
             throw error(.outOfBounds, field(), at: offset, "\(field()) points at offset \(offset), outside its \(end)-byte table")
         }
         let start = base + Int(offset)
-        let stop = base + Int(end)
+        let stop = min(base + Int(end), bytes.count)
+        guard start < stop else { throw pastHead(field(), at: offset) }
         let text: String? = bytes.withUnsafeBufferPointer { buffer in
             let table = UnsafeBufferPointer(rebasing: buffer[start..<stop])
             guard let terminator = table.firstIndex(of: 0) else { return nil }
             return String(decoding: UnsafeBufferPointer(rebasing: table[..<terminator]), as: UTF8.self)
         }
         guard let text else {
+            if stop < base + Int(end) { throw pastHead(field(), at: offset) }
             throw error(.malformed, field(), at: offset, "\(field()) at offset \(offset) runs to the end of its table without a terminating NUL")
         }
         return text

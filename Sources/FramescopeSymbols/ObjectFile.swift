@@ -21,7 +21,11 @@ public enum ObjectFile: Sendable {
     /// - Throws: ``ObjectFileError`` naming the first field that is wrong and its offset.
     /// - Complexity: O(file size) at most; tables are read once.
     public init(_ bytes: [UInt8]) throws(ObjectFileError) {
-        let reader = ByteReader(bytes)
+        try self.init(ByteReader(bytes))
+    }
+
+    /// The file `reader` holds, parsed.
+    init(_ reader: ByteReader) throws(ObjectFileError) {
         let magic = try reader.uint32(at: 0, field: "magic", bigEndian: true)
         switch magic {
         case MachOFile.fatMagic, MachOFile.fatMagic64:
@@ -37,6 +41,21 @@ public enum ObjectFile: Sendable {
         default:
             throw reader.error(.badMagic, "magic", at: 0,
                                "not a Mach-O or ELF file: it starts with 0x\(String(magic, radix: 16, uppercase: true))")
+        }
+    }
+
+    /// Checks the first bytes of a file of `fileSize` bytes, `head`, before the whole file is
+    /// read: the file is parsed as ``init(_:)`` parses it, every range measured against
+    /// `fileSize`, until the first read past `head`. So a file refused for its magic number,
+    /// its header or a table that cannot fit in `fileSize` is refused from a small read, with
+    /// the error reading the whole file would give, and a 3 GiB file is not read for that.
+    /// - Throws: ``ObjectFileError`` for what is wrong within `head`; nothing for a file
+    ///   whose head is right so far (the whole file may still be refused).
+    public static func checkHead(_ head: [UInt8], fileSize: Int) throws(ObjectFileError) {
+        do {
+            _ = try ObjectFile(ByteReader(head: head, fileSize: fileSize))
+        } catch where error.code == .pastHead {
+            return
         }
     }
 

@@ -20,6 +20,10 @@ public struct ObjectFileError: Error, Hashable, Sendable, CustomStringConvertibl
         /// A field holds a value the format does not allow (a `cmdsize` below 8, a link to
         /// a section that does not exist).
         case malformed
+        /// A read reached past the first bytes of the file that were read
+        /// (``ObjectFile/checkHead(_:fileSize:)``): not a problem of the file, only where a
+        /// check of its head stops.
+        case pastHead
     }
 
     /// What kind of problem it is.

@@ -6,6 +6,11 @@ import FramescopeCollector
 import FramescopeCore
 import FramescopeSymbols
 import NIOCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// `framescope symbols`: the symbol tables that turn hang stacks into function names.
 struct SymbolsCommand: AsyncParsableCommand {
@@ -51,18 +56,30 @@ struct SymbolsCommand: AsyncParsableCommand {
             if names.swift.tool == nil {
                 writeToStandardError("framescope: swift-demangle not found (set FRAMESCOPE_SWIFT_DEMANGLE): Swift 5 names are read by the runtime, older ones stay mangled\n")
             }
+            // A store is checked for the app before any file is read: nothing is stored for an
+            // app that does not exist.
+            var store: (any CollectorStore)?
+            if url == nil {
+                let opened = try await storeOptions.open()
+                guard try await opened.apps().contains(where: { $0.app == app }) else {
+                    throw CLIFailure(exitCode: CLIFailure.dataError,
+                                     message: "no app '\(app)' in \(storeOptions.name()): create it first (framescope apps create)")
+                }
+                store = opened
+            }
             var images: [SymbolUpload.Image] = []
             var stayedMangled: [[StayedMangled]] = []
             for path in try SymbolFiles.expand(files) {
-                let bytes: [UInt8]
-                do { bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) } catch {
-                    throw CLIFailure(exitCode: CLIFailure.ioError, message: "\(path): cannot read: \(error.localizedDescription)")
-                }
+                let bytes = try SymbolFiles.read(path)
                 let read: [SymbolImage]
                 do { read = try ObjectFile.images(in: bytes) } catch {
                     throw CLIFailure(exitCode: CLIFailure.dataError, message: "\(path): \(error)")
                 }
                 for image in read {
+                    if let id = image.id, let problem = SymbolUpload.idProblem(id) {
+                        writeToStandardError("framescope: \(path) (\(image.arch)): \(problem); skipped\n")
+                        continue
+                    }
                     guard let upload = SymbolFiles.upload(image, path: path, names: names) else {
                         writeToStandardError("framescope: \(path) (\(image.arch)): no UUID or build id, so no hang frame can name it; skipped\n")
                         continue
@@ -75,11 +92,10 @@ struct SymbolsCommand: AsyncParsableCommand {
             if let problem = SymbolUpload(images: images).problem() {
                 throw CLIFailure(exitCode: CLIFailure.dataError, message: "\(problem.0): \(problem.1)")
             }
-            if let url {
-                try await send(images, to: url)
-            } else {
-                let store = try await storeOptions.open()
+            if let store {
                 try await store.storeSymbols(app: app, images: images, now: Date().timeIntervalSince1970)
+            } else if let url {
+                try await send(images, to: url)
             }
             for (image, stayed) in zip(images, stayedMangled) {
                 let note = image.symbols.isEmpty ? " (no function symbols: a stripped binary; its frames stay image + offset)" : ""
@@ -139,12 +155,60 @@ enum SymbolFiles {
             }
             guard isFolder.boolValue else { files.append(path); continue }
             let dwarf = (path as NSString).appendingPathComponent("Contents/Resources/DWARF")
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: dwarf), !names.isEmpty else {
-                throw CLIFailure(exitCode: CLIFailure.ioError, message: "\(path): a folder that is not a .dSYM bundle (no Contents/Resources/DWARF)")
+            // A folder without DWARF files is input the command cannot use (65), not a failure to read (74).
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: dwarf), !names.filter({ !$0.hasPrefix(".") }).isEmpty else {
+                let what = path.hasSuffix(".dSYM") || path.hasSuffix(".dSYM/") ? "a .dSYM bundle without DWARF" : "a folder that is not a .dSYM bundle"
+                throw CLIFailure(exitCode: CLIFailure.dataError, message: "\(path): \(what) (no files in Contents/Resources/DWARF)")
             }
             files += names.sorted().filter { !$0.hasPrefix(".") }.map { (dwarf as NSString).appendingPathComponent($0) }
         }
         return files
+    }
+
+    /// How much of a file is read first, in bytes, to check its header
+    /// (``ObjectFile/checkHead(_:fileSize:)``) before the whole file is read.
+    static let headBytes = 64 << 10
+
+    /// The bytes of the object file at `path`, read once: its first ``headBytes`` are checked
+    /// first, so a file refused for its header is refused from a small read (a 3 GiB file
+    /// with a bad header once took 6.3 GB, read whole twice, to be refused), then the rest is
+    /// read into the same array, sized from the file's length.
+    /// - Throws: ``CLIFailure``: 65 for a header that is wrong, 74 for a file that cannot be read.
+    static func read(_ path: String) throws -> [UInt8] {
+        func failure(_ what: String) -> CLIFailure {
+            CLIFailure(exitCode: CLIFailure.ioError, message: "\(path): cannot read: \(what)")
+        }
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { throw failure(String(cString: strerror(errno))) }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw failure(String(cString: strerror(errno))) }
+        let size = Int(status.st_size)
+        var bytes: [UInt8] = []
+        func readUpTo(_ end: Int) throws {
+            let start = bytes.count
+            guard end > start else { return }
+            bytes.reserveCapacity(end)
+            bytes.append(contentsOf: repeatElement(0, count: end - start))
+            var done = start
+            while done < end {
+                let got = bytes.withUnsafeMutableBytes { buffer in
+                    guard let base = buffer.baseAddress else { return -1 }
+                    return pread(descriptor, base + done, end - done, off_t(done))
+                }
+                if got < 0, errno == EINTR { continue }
+                guard got > 0 else { throw failure(got == 0 ? "the file ended at byte \(done) of \(size)" : String(cString: strerror(errno))) }
+                done += got
+            }
+        }
+        try readUpTo(min(size, headBytes))
+        if size > headBytes {
+            do { try ObjectFile.checkHead(bytes, fileSize: size) } catch {
+                throw CLIFailure(exitCode: CLIFailure.dataError, message: "\(path): \(error)")
+            }
+            try readUpTo(size)
+        }
+        return bytes
     }
 
     /// What is uploaded of `image` read from `path`: its id, file name, architecture and

@@ -167,13 +167,88 @@ struct SymbolsCLITests {
         let truncated = folder.url.appendingPathComponent("truncated").path
         try bytes.prefix(120_000).write(to: URL(fileURLWithPath: truncated))
         let text = try folder.file("notes.txt", "not an object file")
-        for (file, code) in [(truncated, Int32(65)), (text, 65), (folder.url.appendingPathComponent("absent").path, 74), (folder.url.path, 74)] {
+        // A folder, and a .dSYM bundle without DWARF, are input the command cannot use: 65, not 74.
+        let emptyBundle = folder.url.appendingPathComponent("Shop.app.dSYM/Contents/Resources/DWARF")
+        try FileManager.default.createDirectory(at: emptyBundle, withIntermediateDirectories: true)
+        let dsym = folder.url.appendingPathComponent("Shop.app.dSYM").path
+        for (file, code) in [(truncated, Int32(65)), (text, 65), (folder.url.appendingPathComponent("absent").path, 74), (folder.url.path, 65), (dsym, 65)] {
             let (result, store, scratch) = try await Self.upload([file])
             #expect(result.exitCode == code, "\(file): \(result.stderr)")
             #expect(result.stderr.contains(file), "\(result.stderr)")
             #expect(!result.stderr.contains("Fatal error"))
             #expect(try await store.symbolImages(app: "shop").isEmpty)
             _ = scratch
+        }
+    }
+
+    @Test("A .dSYM bundle without DWARF says so and exits 65")
+    func dsymWithoutDWARF() async throws {
+        let folder = try TemporaryDirectory()
+        let bundle = folder.url.appendingPathComponent("Shop.app.dSYM")
+        try FileManager.default.createDirectory(at: bundle.appendingPathComponent("Contents/Resources"), withIntermediateDirectories: true)
+        let (result, store, scratch) = try await Self.upload([bundle.path])
+        #expect(result.exitCode == 65, "\(result.stderr)")
+        #expect(result.stderr.contains("\(bundle.path): a .dSYM bundle without DWARF"), "\(result.stderr)")
+        #expect(try await store.symbolImages(app: "shop").isEmpty)
+        _ = (scratch, folder)
+    }
+
+    @Test("--db for an app that does not exist exits 65 naming it, and stores nothing")
+    func unknownApp() async throws {
+        let folder = try TemporaryDirectory()
+        let db = folder.url.appendingPathComponent("symbols.sqlite").path
+        let store = try SQLiteStore(path: db)
+        _ = try await store.createApp(name: "Shop", id: nil)
+        let result = try CLI.run(["symbols", "upload", "--app", "nosuch", "--db", db, Self.path("trash/macos-trash")])
+        #expect(result.exitCode == 65, "\(result.stderr)")
+        #expect(result.stderr.contains("no app 'nosuch' in \(db)"), "\(result.stderr)")
+        #expect(try await store.symbolImages(app: "nosuch").isEmpty)
+        #expect(try await store.symbolImages(app: "shop").isEmpty)
+    }
+
+    @Test("An image whose LC_UUID is all zeros is skipped with a message; the others are stored")
+    func zeroUUID() async throws {
+        let folder = try TemporaryDirectory()
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.path("sentry-cli/DemoApp"))))
+        let uuid: [UInt8] = [0x12, 0x23, 0xa2, 0x8e, 0x82, 0x3d, 0x3a, 0x97, 0xbd, 0xe7, 0x9f, 0xa2, 0x6b, 0x79, 0x99, 0xa2]
+        let at = try #require((0...(bytes.count - 16)).first { bytes[$0..<($0 + 16)].elementsEqual(uuid) }, "DemoApp's LC_UUID")
+        bytes.replaceSubrange(at..<(at + 16), with: [UInt8](repeating: 0, count: 16))
+        let zeroed = try folder.file("ZeroApp", bytes: bytes)
+        let (result, store, scratch) = try await Self.upload([zeroed, Self.path("trash/macos-trash")])
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("\(zeroed) (arm64): image id 00000000000000000000000000000000 is all zeros"), "\(result.stderr)")
+        let ids = Set(try await store.symbolImages(app: "shop").map(\.id))
+        #expect(ids.contains("73d406b3246a378bbefc16429a4d8133") && !ids.contains(String(repeating: "0", count: 32)))
+        _ = (scratch, folder)
+    }
+
+    @Test("A large file whose header is wrong is refused from its first bytes, not read whole")
+    func largeFileBadHeader() async throws {
+        let folder = try TemporaryDirectory()
+        // An ELF header whose e_shoff (byte 40) points 1 TiB in, at the head of a 512 MiB sparse file.
+        var header = [UInt8](repeating: 0, count: 64)
+        header.replaceSubrange(0..<8, with: [0x7F, 0x45, 0x4C, 0x46, 2, 1, 1, 0])
+        header[16] = 2; header[18] = 62; header[20] = 1
+        for index in 0..<8 { header[40 + index] = UInt8(truncatingIfNeeded: (UInt64(1) << 40) >> (8 * UInt64(index))) }
+        header[58] = 64; header[60] = 1
+        let path = try folder.file("huge.so", bytes: header)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.truncate(atOffset: 512 << 20)
+        try handle.close()
+        // GNU time gives the child's peak resident set; without it only the refusal is checked.
+        let time = "/usr/bin/time"
+        let measured = FileManager.default.isExecutableFile(atPath: time)
+        let db = folder.url.appendingPathComponent("symbols.sqlite").path
+        _ = try await SQLiteStore(path: db).createApp(name: "Shop", id: nil)
+        let arguments = ["symbols", "upload", "--app", "shop", "--db", db, path]
+        let result = measured
+            ? try CLI.runProduct(URL(fileURLWithPath: time), ["-f", "peak-kib %M", CLI.binary.path] + arguments)
+            : try CLI.run(arguments)
+        #expect(result.exitCode == 65, "\(result.stderr)")
+        #expect(result.stderr.contains("\(path): e_shoff 1099511627776 puts the section headers past the end of the 536870912-byte file"), "\(result.stderr)")
+        if measured, let line = result.stderr.split(separator: "\n").last(where: { $0.hasPrefix("peak-kib ") }),
+           let kib = Int(line.dropFirst("peak-kib ".count)) {
+            #expect(kib < 200 * 1024, "the 512 MiB file took \(kib) KiB to refuse")
         }
     }
 }

@@ -24,6 +24,8 @@ struct SymbolUploadTests {
         #expect(SymbolUpload(images: Array(repeating: Self.image, count: 257)).problem()?.0 == "images")
         #expect(problem { $0.id = "73D406B3246A378BBEFC16429A4D8133" } == "images[0].id")
         #expect(problem { $0.id = "abc" } == "images[0].id")
+        #expect(problem { $0.id = String(repeating: "0", count: 32) } == "images[0].id", "an all-zero LC_UUID names no build")
+        #expect(SymbolUpload.idProblem(String(repeating: "0", count: 40))?.contains("all zeros") == true)
         #expect(problem { $0.name = "a/b" } == "images[0].name")
         #expect(problem { $0.name = "" } == "images[0].name")
         #expect(problem { $0.arch = "arm 64" } == "images[0].arch")

@@ -90,8 +90,21 @@ public struct SymbolUpload: Codable, Sendable, Hashable {
     /// Largest upload body after decompression, in bytes.
     public static let maximumDecompressedBytes = 64 << 20
 
+    /// Why `id` cannot name an uploaded image, or `nil`: an id is 16 to 64 lowercase hex
+    /// digits (even), and not all zeros. An all-zero id (the `LC_UUID` a linker leaves empty)
+    /// names no build: images of every build that has one would share one table. The one
+    /// rule for the upload route (``problem()``) and `framescope symbols upload`, which skips
+    /// such an image with this message.
+    public static func idProblem(_ id: String) -> String? {
+        guard HangStack.isImageID(id) else { return "an image id is a UUID or build id: 16–64 lowercase hex digits without dashes" }
+        if id.utf8.allSatisfy({ $0 == UInt8(ascii: "0") }) {
+            return "image id \(id) is all zeros, which names no build (an empty LC_UUID); upload the symbols of a binary linked with a UUID"
+        }
+        return nil
+    }
+
     /// The first problem, as (field, message), or `nil`: at most ``maximumImages`` images,
-    /// each with an id of 16 to 64 lowercase hex digits (even), a file name (``WireText``,
+    /// each with an id of 16 to 64 lowercase hex digits (even) and not all zeros (``idProblem(_:)``), a file name (``WireText``,
     /// no `/`), an architecture of 1 to 16 letters, digits or `_`, and at most
     /// ``maximumSymbols`` symbols sorted by offset, not overlapping, each at least 1 byte
     /// long, ending below 2⁶⁴, named by 1 to ``maximumNameLength`` bytes (``WireText``: no
@@ -102,9 +115,7 @@ public struct SymbolUpload: Codable, Sendable, Hashable {
         for (position, image) in images.enumerated() {
             let field = "images[\(position)]"
             guard ids.insert(image.id).inserted else { return ("\(field).id", "image \(image.id) is given twice") }
-            guard HangStack.isImageID(image.id) else {
-                return ("\(field).id", "an image id is a UUID or build id: 16–64 lowercase hex digits without dashes")
-            }
+            if let problem = Self.idProblem(image.id) { return ("\(field).id", problem) }
             if let problem = WireText.problem(in: image.name, maximumBytes: HangStack.maximumImageNameLength) {
                 return ("\(field).name", "an image name \(problem)")
             }
