@@ -14,14 +14,16 @@ import json
 import os
 import secrets
 import sqlite3
+import subprocess
 import sys
+import tempfile
 import time
 import urllib.parse
 from http.client import HTTPConnection
 
 sys.dont_write_bytecode = True  # no scripts/__pycache__ left behind
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from e2e_common import ROOT, Checks, http, summary, with_fresh_collector  # noqa: E402
+from e2e_common import ROOT, Checks, http, start_server, stop_and_report, summary, with_fresh_collector  # noqa: E402
 from flood_e2e import iso, kib, sign_in, timed_get  # noqa: E402
 
 VISITS = 4_000
@@ -136,9 +138,13 @@ def run(server, url, keys):
 def old_query(server, figures):
     """The floor this change removed: the per-group "longest hang" query of before issue 43,
     run on the same store with Python's sqlite3 for OLD_QUERY_GROUPS groups, and what 100
-    (the default answer) and 1,000 (what it read whatever limit asked) would take."""
+    (the default answer) and 1,000 (what it read whatever limit asked) would take. SQLite
+    stores only."""
     arguments = server.args
-    store = arguments[arguments.index("--store") + 1].removeprefix("sqlite:")
+    store = arguments[arguments.index("--store") + 1]
+    if not store.startswith("sqlite:"):
+        return
+    store = store.removeprefix("sqlite:")
     database = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
     signatures = [row[0] for row in database.execute("SELECT DISTINCT signature FROM hangs LIMIT ?", (OLD_QUERY_GROUPS,))]
     plan = " / ".join(row[3] for row in database.execute(
@@ -155,11 +161,41 @@ def old_query(server, figures):
           f"so {each * 100:.0f} s for the default answer's 100 groups and {each * 1000:.0f} s for the 1,000 it read", flush=True)
 
 
+def on_store(binary, store):
+    """As e2e_common.with_fresh_collector, on the store STORE (a ClickHouse location with a
+    fresh database) instead of a new SQLite file."""
+    work = tempfile.mkdtemp(prefix="framescope-hangs-")
+    created = subprocess.run([binary, "apps", "create", "Shop", "--store", store, "--format", "json"], capture_output=True, text=True)
+    if not check(created.returncode == 0, f"framescope apps create Shop on {store} ({created.returncode})"):
+        print(created.stderr)
+        return
+    server, url, _ = start_server(binary, work, ["--store", store, "--host", "127.0.0.1", "--port", "0"], ready=r"listening on http",
+                                  timeout=120, name="hangs flood e2e")
+    try:
+        run(server, url, json.loads(created.stdout))
+        check(server.poll() is None and http(url + "/health")[0] == 200, "the collector is up at the end")
+    except Exception as error:  # a dead collector or a broken answer: a failure, never a skip
+        check(False, f"the hangs flood e2e stopped: {type(error).__name__}: {str(error)[:300]}")
+    finally:
+        stop_and_report(server, work, check)
+
+
 def main():
+    """Usage: hangs_flood_e2e.py [BINARY] [--store clickhouse://…/DATABASE]: a new SQLite
+    store unless a store is named."""
     started = time.time()
-    binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "Server", ".build", "debug", "framescope")
-    with_fresh_collector(binary, check, "hangs flood e2e", run)
-    return summary(check, started, "hangs flood e2e")
+    arguments = sys.argv[1:]
+    store = None
+    if "--store" in arguments:
+        index = arguments.index("--store")
+        store = arguments[index + 1]
+        del arguments[index:index + 2]
+    binary = arguments[0] if arguments else os.path.join(ROOT, "Server", ".build", "debug", "framescope")
+    if store:
+        on_store(binary, store)
+    else:
+        with_fresh_collector(binary, check, "hangs flood e2e", run)
+    return summary(check, started, "hangs flood e2e", f" on {store}" if store else "")
 
 
 if __name__ == "__main__":
