@@ -16,8 +16,6 @@ import time
 import urllib.error
 import urllib.request
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHOTS = os.path.join(ROOT, "artifacts", "screenshots")
@@ -127,6 +125,10 @@ def http(url, method="GET", headers=None, body=None, timeout=120):
 
 
 def make_driver(width=1366, height=900):
+    # Imported here: the scripts that need no browser run on Python's standard library alone.
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
     options = webdriver.ChromeOptions()
     options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
     for flag in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", f"--window-size={width},{height}"]:

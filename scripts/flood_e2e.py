@@ -36,18 +36,10 @@ import re
 import secrets
 import sys
 import time
-import types
 import urllib.parse
 
 sys.dont_write_bytecode = True  # no scripts/__pycache__ left behind
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-try:
-    import selenium  # noqa: F401  (e2e_common imports it for the browser scripts)
-except ImportError:
-    # e2e_common's browser helpers need Selenium; this script uses none of them.
-    for name in ["selenium", "selenium.webdriver", "selenium.webdriver.chrome", "selenium.webdriver.chrome.service"]:
-        sys.modules.setdefault(name, types.ModuleType(name))
-    sys.modules["selenium.webdriver.chrome.service"].Service = None
 from e2e_common import ROOT, Checks, http, summary, with_fresh_collector  # noqa: E402
 
 check = Checks()

@@ -58,8 +58,9 @@ extension FrameReport {
         maxFrameDuration = high.isNaN ? nil : high
         stabilityBand = try reader.double()
         frameDurations = try reader.histogram()
-        windowFPS = try reader.tally(maximumEntries: maximumTallyEntries)
-        refreshRates = try reader.tally(maximumEntries: maximumTallyEntries)
+        // A tally's refusal names it: the entry count is checked before any entry is read.
+        do { windowFPS = try reader.tally(maximumEntries: maximumTallyEntries) } catch { throw BinaryReportError("windowFPS: \(error.message)") }
+        do { refreshRates = try reader.tally(maximumEntries: maximumTallyEntries) } catch { throw BinaryReportError("refreshRates: \(error.message)") }
         guard reader.isAtEnd else { throw BinaryReportError("trailing bytes after the report") }
         if let (field, message) = inconsistency { throw BinaryReportError("\(field): \(message)") }
     }
@@ -235,7 +236,7 @@ public struct BinaryReader: Sendable {
     /// A count and delta-coded pairs, as ``BinaryWriter/pairs(_:)`` wrote them.
     public mutating func pairs(maximumCount: Int = .max) throws(BinaryReportError) -> [(Int, Int)] {
         let count = try self.count()
-        guard count <= maximumCount else { throw BinaryReportError("more than \(maximumCount) entries") }
+        guard count <= maximumCount else { throw BinaryReportError("\(count) entries, more than the \(maximumCount) allowed") }
         guard count <= bytes.count - position else { throw BinaryReportError("pair count exceeds the data") }
         var result: [(Int, Int)] = []
         result.reserveCapacity(count)

@@ -22,33 +22,28 @@ public enum JSONText {
     /// (`\uD83D\uDE00` surrogate pairs joined; a lone surrogate refused), UTF-8 checked.
     /// - Returns: The text, or a message saying what is wrong and the offset in `content`.
     public static func unescape(_ content: UnsafeRawBufferPointer) -> Result<String, JSONScanError> {
+        // No nested functions over `position`: a captured variable costs an exclusivity
+        // check at every access in a debug build, and base64 reports with their slashes
+        // escaped come through here megabytes at a time.
         var out: [UInt8] = []
         out.reserveCapacity(content.count)
+        let count = content.count
         var position = 0
-        func refuse(_ message: String) -> Result<String, JSONScanError> {
-            .failure(JSONScanError(offset: position, message: message))
-        }
-        func hex4() -> UInt32? {
-            guard position + 4 <= content.count else { return nil }
-            var value: UInt32 = 0
-            for _ in 0..<4 {
-                guard let digit = hexValue(content[position]) else { return nil }
-                value = value << 4 | digit
-                position += 1
+        while position < count {
+            // A run of plain bytes is copied whole.
+            var end = position
+            while end < count {
+                let byte = content[end]
+                if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+                end += 1
             }
-            return value
-        }
-        while position < content.count {
-            // A run of plain bytes is copied whole: a base64 report with its slashes
-            // escaped once cost an append per byte (1.7 s for 5 MB in a debug build).
-            let runStart = position
-            while position < content.count, content[position] != UInt8(ascii: "\\"), content[position] >= 0x20 { position += 1 }
-            if position > runStart { out.append(contentsOf: UnsafeRawBufferPointer(rebasing: content[runStart..<position])) }
-            guard position < content.count else { break }
+            if end > position { out.append(contentsOf: UnsafeRawBufferPointer(rebasing: content[position..<end])) }
+            position = end
+            guard position < count else { break }
             let byte = content[position]
             position += 1
-            guard byte == UInt8(ascii: "\\") else { return refuse("control character inside a string") }
-            guard position < content.count else { return refuse("a string ends inside an escape") }
+            guard byte == UInt8(ascii: "\\") else { return refusal("control character inside a string", at: position) }
+            guard position < count else { return refusal("a string ends inside an escape", at: position) }
             let escape = content[position]
             position += 1
             switch escape {
@@ -59,23 +54,44 @@ public enum JSONText {
             case UInt8(ascii: "r"): out.append(0x0D)
             case UInt8(ascii: "t"): out.append(0x09)
             case UInt8(ascii: "u"):
-                guard var scalar = hex4() else { return refuse("bad \\u escape in a string") }
+                guard var scalar = hex4(content, at: &position) else { return refusal("bad \\u escape in a string", at: position) }
                 if (0xD800..<0xDC00).contains(scalar) {
                     // A high surrogate must be followed by an escaped low one.
-                    guard position + 2 <= content.count, content[position] == UInt8(ascii: "\\"),
-                          content[position + 1] == UInt8(ascii: "u") else { return refuse("a lone surrogate in a \\u escape") }
+                    guard position + 2 <= count, content[position] == UInt8(ascii: "\\"), content[position + 1] == UInt8(ascii: "u") else {
+                        return refusal("a lone surrogate in a \\u escape", at: position)
+                    }
                     position += 2
-                    guard let low = hex4(), (0xDC00..<0xE000).contains(low) else { return refuse("a lone surrogate in a \\u escape") }
+                    guard let low = hex4(content, at: &position), (0xDC00..<0xE000).contains(low) else {
+                        return refusal("a lone surrogate in a \\u escape", at: position)
+                    }
                     scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                 }
-                guard let value = Unicode.Scalar(scalar) else { return refuse("a lone surrogate in a \\u escape") }
+                guard let value = Unicode.Scalar(scalar) else { return refusal("a lone surrogate in a \\u escape", at: position) }
                 UTF8.encode(value) { out.append($0) }
             default:
-                return refuse("bad escape '\\\(describe(escape))' in a string")
+                return refusal("bad escape '\\\(describe(escape))' in a string", at: position)
             }
         }
-        guard let text = String(utf8Validating: out) else { return refuse("string is not valid UTF-8") }
+        guard let text = out.withUnsafeBytes({ String(utf8Validating: $0) }) else { return refusal("string is not valid UTF-8", at: position) }
         return .success(text)
+    }
+
+    /// A refusal of ``unescape(_:)`` at `offset`.
+    private static func refusal(_ message: String, at offset: Int) -> Result<String, JSONScanError> {
+        .failure(JSONScanError(offset: offset, message: message))
+    }
+
+    /// The four hexadecimal digits at `position` as a number, `position` moved past them;
+    /// nil when they are not four hexadecimal digits.
+    private static func hex4(_ content: UnsafeRawBufferPointer, at position: inout Int) -> UInt32? {
+        guard position + 4 <= content.count else { return nil }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            guard let digit = hexValue(content[position]) else { return nil }
+            value = value << 4 | digit
+            position += 1
+        }
+        return value
     }
 
     /// The length of the number at the start of `bytes` in JSON's grammar,

@@ -321,6 +321,32 @@ struct JSONScannerTests {
         #expect(!skips(String(repeating: "{\"a\":", count: 700) + "{a:1}" + String(repeating: "}", count: 700), maximumDepth: .max))
     }
 
+    @Test("UTF-8 checked in one loop over contiguous bytes: the same answer as the standard library's parser, every 1- and 2-byte sequence and the 3- and 4-byte boundaries")
+    func utf8Validation() {
+        func same(_ bytes: [UInt8]) -> Bool {
+            let generic = String(utf8Validating: bytes.lazy.map { $0 })   // the Collection initializer
+            let contiguous = bytes.withUnsafeBytes { String(utf8Validating: $0) }
+            return generic == contiguous
+        }
+        var mismatches: [[UInt8]] = []
+        for first in 0...255 {
+            if !same([UInt8(first)]) { mismatches.append([UInt8(first)]) }
+            for second in 0...255 where !same([UInt8(first), UInt8(second)]) { mismatches.append([UInt8(first), UInt8(second)]) }
+        }
+        let edges: [UInt8] = [0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF]
+        for first in 0xE0...0xF5 {
+            for second in edges {
+                for third in edges {
+                    let three = [UInt8(first), second, third]
+                    if !same(three) { mismatches.append(three) }
+                    for fourth in edges where !same(three + [fourth]) { mismatches.append(three + [fourth]) }
+                }
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
+        #expect(Array("Préférences 🚀 日本".utf8).withUnsafeBytes { String(utf8Validating: $0) } == "Préférences 🚀 日本")
+    }
+
     @Test("Element ranges of a member's array: the bytes as sent, nil for anything else")
     func elementRanges() {
         let body = #"{"batchId": "b", "events": [ {"a": [1, "]"]} , "x\"y", 3 ], "tail": {}}"#

@@ -53,13 +53,27 @@ extension ScreenVisitEvent {
 
     static func binaryReport(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> FrameReport {
         let text = try container.decode(String.self, forKey: key)
-        guard let bytes = Base64.decode(text) else {
-            throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "\(key.stringValue) is not base64")
+        switch deviceReport(base64: text, field: key.stringValue) {
+        case let .success(report): return report
+        case let .failure(error): throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: error.message)
         }
+    }
+
+    /// A device's report from its base64 binary form (the text of `reportData` or
+    /// `motionData`, named by `field` in the message), checked as decoding an event checks
+    /// it: tallies of more than ``FrameReport/maximumTallyEntriesPerVisit`` entries are
+    /// refused before they are read, then the report's physics
+    /// (``FrameReport/inconsistency``).
+    ///
+    /// The collector's own decoder settles a refused report with this, so its message is
+    /// the one `JSONDecoder` would give.
+    /// - Complexity: O(*n*) in the text's length.
+    public static func deviceReport(base64 text: String, field: String) -> Result<FrameReport, BinaryReportError> {
+        guard let bytes = Base64.decode(text) else { return .failure(BinaryReportError("\(field) is not base64")) }
         do {
-            return try FrameReport(binary: bytes, maximumTallyEntries: FrameReport.maximumTallyEntriesPerVisit)
+            return .success(try FrameReport(binary: bytes, maximumTallyEntries: FrameReport.maximumTallyEntriesPerVisit))
         } catch {
-            throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: error.message)
+            return .failure(error)
         }
     }
 }

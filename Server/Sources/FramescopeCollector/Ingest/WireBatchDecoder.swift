@@ -7,8 +7,11 @@ import FramescopeJSON
 ///
 /// It is a fast path that either gives exactly what `JSONDecoder` gives or declines
 /// (`nil`), and the caller then decodes the body with `JSONDecoder` as before. So every
-/// error, its field path and its message still come from `JSONDecoder`; this path only
-/// ever produces batches in which every event decoded.
+/// error, its field path and its message are `JSONDecoder`'s; this path produces only
+/// events that decoded, and events whose binary report is refused (not base64, a tally
+/// over ``FrameReport/maximumTallyEntriesPerVisit``, physics), which it rejects with the
+/// path and message `JSONDecoder` gives, so that such a report costs one pass over the
+/// body, not four.
 ///
 /// To keep that promise it checks the whole body's JSON syntax (strings with their
 /// escapes and UTF-8, numbers, literals, nesting), decodes the envelope and each event
@@ -135,7 +138,7 @@ struct WireJSONParser {
             let start = scanner.index
             let event: WireBatch.LossyEvent
             do {
-                event = WireBatch.LossyEvent(try screenVisit())
+                event = try screenVisit(index: events.count)
             } catch {
                 scanner = saved
                 try scanner.skipValue()
@@ -162,7 +165,16 @@ struct WireJSONParser {
 
     /// An event whose reports travel in their binary form (``ScreenVisitEvent``'s rules:
     /// `report` wins over `reportData`, `motion` over `motionData`).
-    private mutating func screenVisit() throws(Decline) -> ScreenVisitEvent {
+    ///
+    /// A binary report that is refused (not base64, a tally over its cap, physics) is
+    /// settled here as the event's rejection, with the path and message `JSONDecoder`
+    /// gives (``ScreenVisitEvent/deviceReport(base64:field:)``): every member the event's
+    /// decoding reads before the report has been read by then, as it reads them, so its
+    /// first error is this one. Declining instead cost the whole body three more passes
+    /// (the event alone, then the body by `JSONDecoder` and the repeated-member scan):
+    /// 5.2 s for two reports claiming a million window-FPS entries each in a debug build
+    /// (issue 43, item 8).
+    private mutating func screenVisit(index: Int) throws(Decline) -> WireBatch.LossyEvent {
         var kind: String?, screen: String?, startedAt: String?, duration: Double?, context: VisitContext?
         var reportData: String?, hangs: [HangRecord]?, resources: ResourceUsage?
         var mainThreadHitches: MainThreadHitches?
@@ -200,20 +212,22 @@ struct WireJSONParser {
         } while try scanner.nextMember()
         // A fatal hang is JSONDecoder's (``WireBatch/LossyEvent``), whatever members it has.
         guard let kind, kind != "fatalHang", let screen, let startedAt, let duration, let context, let reportData, let hangs else { throw Decline() }
-        let report = try Self.binaryReport(reportData)
+        let report: FrameReport
+        switch ScreenVisitEvent.deviceReport(base64: reportData, field: "reportData") {
+        case let .success(decoded): report = decoded
+        case let .failure(error): return WireBatch.LossyEvent(refusing: index, "reportData", message: error.message)
+        }
         var motion: FrameReport?
-        if !hasMotion, let motionData { motion = try Self.binaryReport(motionData) }
+        if !hasMotion, let motionData {
+            switch ScreenVisitEvent.deviceReport(base64: motionData, field: "motionData") {
+            case let .success(decoded): motion = decoded
+            case let .failure(error): return WireBatch.LossyEvent(refusing: index, "motionData", message: error.message)
+            }
+        }
         var event = ScreenVisitEvent(screen: screen, startedAt: startedAt, duration: duration, context: context, report: report,
                                      motion: motion, hangs: hangs, resources: resources, mainThreadHitches: mainThreadHitches)
         event.kind = kind
-        return event
-    }
-
-    /// A report from its base64 binary form, as ``ScreenVisitEvent`` reads it.
-    private static func binaryReport(_ text: String) throws(Decline) -> FrameReport {
-        guard let bytes = Base64.decode(text),
-              let report = try? FrameReport(binary: bytes, maximumTallyEntries: FrameReport.maximumTallyEntriesPerVisit) else { throw Decline() }
-        return report
+        return WireBatch.LossyEvent(event)
     }
 
     /// `{"network", "lowPowerMode", "thermalState", "tags"}`.
@@ -431,5 +445,29 @@ struct WireJSONParser {
             guard bits & bit == 0 else { throw Decline() }
             bits |= bit
         }
+    }
+}
+
+extension WireBatch.LossyEvent {
+    /// The rejection `JSONDecoder` gives event `index` for its member `key`: a
+    /// `dataCorrupted` error at `events[index].key` saying `message`.
+    init(refusing index: Int, _ key: String, message: String) {
+        let path: [any CodingKey] = [EventPathKey(stringValue: "events"), EventPathKey(intValue: index), EventPathKey(stringValue: key)]
+        result = .failure(.dataCorrupted(DecodingError.Context(codingPath: path, debugDescription: message)))
+    }
+}
+
+/// A coding key of a rejection's path made by ``WireJSONParser``.
+private struct EventPathKey: CodingKey {
+    var stringValue: String
+    var intValue: Int?
+
+    init(stringValue: String) {
+        self.stringValue = stringValue
+    }
+
+    init(intValue: Int) {
+        stringValue = "\(intValue)"
+        self.intValue = intValue
     }
 }
