@@ -286,12 +286,12 @@ actor DeliveryQueue {
                 statistics.eventsRejected += answer.rejected?.count ?? 0
                 if answer.duplicate { statistics.batchesDuplicate += 1 }
                 configurationWorks()
-            case let .refused(status, message):
+            case let .refused(status, error):
                 failures = 0
                 disk.remove(batch)
                 statistics.batchesRejected += 1
                 statistics.eventsInRejectedBatches += batch.events
-                report("HTTP \(status): the collector refused batch \(batch.batchId); its \(batch.events) visits are deleted: \(message)")
+                report("HTTP \(status): the collector refused batch \(batch.batchId); its \(batch.events) visits are deleted: \(error)")
                 configurationWorks()
             case let .misconfigured(reason):
                 failures += 1

@@ -10,8 +10,10 @@ enum UploadVerdict<Answer: Sendable>: Sendable {
     /// The collector stored it (or had already): delete it.
     case delivered(Answer)
     /// The collector refused the payload itself, naming what is wrong (400, 413, 422 with
-    /// its JSON error): it can never be accepted, so delete it and count it.
-    case refused(status: Int, message: String)
+    /// its JSON error). A batch of visits can never be accepted then: delete it and count
+    /// it. A MetricKit payload is Apple's, not the SDK's, and is deleted only when `error`
+    /// says its bytes are not a payload at all (``MetricKitForwarder/isPayloadsFault(_:)``).
+    case refused(status: Int, error: ErrorAnswer)
     /// The configuration or the path is wrong (401, 403, 404, 410, another 4xx, a 3xx, a
     /// 2xx that is not the collector's answer): keep every payload and back off. The
     /// message says what to check.
@@ -72,7 +74,7 @@ enum UploadVerdict<Answer: Sendable>: Sendable {
                 return .misconfigured("HTTP \(status)\(said); the collector refuses what the SDK says of the app or the device: "
                     + "check the configuration's `app` and `device`, and that the collector is at least as new as the SDK")
             }
-            return .refused(status: status, message: "\(collectorError)")
+            return .refused(status: status, error: collectorError)
         default:
             return .misconfigured("HTTP \(status)\(said); \(advice(status: status))")
         }

@@ -99,6 +99,37 @@ struct MetricKitForwarderTests {
         }
     }
 
+    @Test("A refusal that names a part, or a limit of the collector, keeps the payload: it moves behind the others, is sent again and delivered; never deleted for it")
+    func refusalNotThePayloadsKeepsIt() async throws {
+        let folder = try TestFolder()
+        let namesPart = #"{"error":{"code":"invalid_field","field":"hangDiagnostics[0].callStackTree","message":"deeper than this collector reads"}}"#
+        let oldCollectorDepth = #"{"error":{"code":"invalid_json","field":"body","message":"line 1: nested deeper than 512"}}"#
+        let collector = ScriptedMetricKitCollector([(.badRequest, namesPart), (.badRequest, oldCollectorDepth)])
+        try await collector.application.test(.live) { client in
+            let port = try #require(client.port)
+            let clock = ManualClock()
+            var configuration = quickDelivery()
+            configuration.attemptsBeforeMovingBack = 2
+            configuration.maximumAttempts = 2
+            let forwarder = try forwarder(folder, port: port, configuration: configuration, clock: clock)
+            try forwarder.enqueue(Data(#"{"payload":"a"}"#.utf8))
+            try forwarder.enqueue(Data(#"{"payload":"b"}"#.utf8))
+            let loop = Task { await forwarder.run() }
+            let (emptied, _) = await stepping(clock) { await forwarder.flush(timeout: 20) }
+            let statistics = await forwarder.currentStatistics
+            await forwarder.stop()
+            await loop.value
+            #expect(emptied)
+            // a is refused for a part (kept, moved back); b is refused by an older collector's
+            // nesting limit (kept); both are sent again, a first (oldest of equals), and
+            // delivered. maximumAttempts is 2: counted failures would have deleted them.
+            #expect(collector.payloads.withLock { $0 } == [#"{"payload":"a"}"#, #"{"payload":"b"}"#, #"{"payload":"a"}"#,
+                                                          #"{"payload":"b"}"#])
+            #expect(statistics.refusalsKept == 2 && statistics.payloadsDelivered == 2)
+            #expect(statistics.payloadsRefused == 0 && statistics.payloadsAbandoned == 0 && statistics.pendingPayloads == 0)
+        }
+    }
+
     @Test("A payload that keeps failing moves behind the others, and goes after maximumAttempts")
     func failingPayloadMovesBack() async throws {
         let folder = try TestFolder()
@@ -125,6 +156,38 @@ struct MetricKitForwarderTests {
                                                           #"{"payload":"a"}"#])
             #expect(statistics.payloadsDelivered == 1 && statistics.payloadsAbandoned == 1)
         }
+    }
+}
+
+/// Which refusals of the collector delete a MetricKit payload (issue 43, item 4).
+@Suite("MetricKit forwarding: a payload is deleted only when its bytes are not a payload")
+struct MetricKitRefusalRuleTests {
+    static func verdict(_ status: Int, _ body: String) -> UploadVerdict<MetricKitForwarder.Answer> {
+        UploadVerdict.judge(status: status, retryAfter: nil, body: Data(body.utf8), now: Date(), maximumRetryAfter: 3600,
+                            what: "an answer") { _ in nil }
+    }
+
+    static func error(_ code: String, _ field: String?, _ message: String) -> String {
+        #"{"error":{"code":"\#(code)","field":\#(field.map { "\"\($0)\"" } ?? "null"),"message":"\#(message)"}}"#
+    }
+
+    @Test("invalid_json naming the body deletes; a part named, a limit, an unknown code or an older collector's nesting limit keeps",
+          arguments: [
+            (400, error("invalid_json", "body", "line 3: expected ',' or '}', found ']'"), true),
+            (400, error("invalid_json", nil, "the body is not valid JSON"), true),
+            (400, error("invalid_json", "body", "line 1: nested deeper than 512"), false),
+            (400, error("invalid_field", "hangDiagnostics[0].callStackTree", "too deep"), false),
+            (400, error("too_many_payloads", "body", "more than 1000 payloads in one request"), false),
+            (413, error("decompressed_too_large", "Content-Encoding", "the body decompresses to more than 16 MiB"), false),
+            (422, error("unreadable_part", "crashDiagnostics[0]", "a newer collector's code"), false),
+          ])
+    func rule(status: Int, body: String, deletes: Bool) {
+        guard case let .refused(refusedStatus, error) = Self.verdict(status, body) else {
+            Issue.record("HTTP \(status) with the collector's error should be a refusal")
+            return
+        }
+        #expect(refusedStatus == status)
+        #expect(MetricKitForwarder.isPayloadsFault(error) == deletes, "\(error)")
     }
 }
 

@@ -13,7 +13,12 @@ import FoundationNetworking
 /// - a 2xx with the collector's MetricKit answer deletes the file (the collector counts a
 ///   payload sent again once, by its bytes);
 /// - a 400, 413 or 422 with the collector's JSON error deletes it and counts it in
-///   ``MetricKitStatistics/payloadsRefused``;
+///   ``MetricKitStatistics/payloadsRefused`` only when the error says the payload itself
+///   can never be read (``isPayloadsFault(_:)``: `invalid_json` naming `body`, its bytes are
+///   not a payload); any other refusal (a part named, a limit of the collector, a code
+///   this SDK does not know) keeps it, moves it behind the others and sends it again after
+///   a backoff, never deleting it for that (``MetricKitStatistics/refusalsKept``): the
+///   payload is what the device measured, and a newer collector may take it;
 /// - a 401, 403, 404, 410, another 4xx, a 3xx or a 2xx that is not the collector's answer
 ///   keeps every payload, backs off, and sets ``MetricKitStatistics/configurationError``;
 /// - a network error, 408, 429 or 5xx backs off (obeying `Retry-After` on 429 and 503);
@@ -213,12 +218,21 @@ actor MetricKitForwarder {
                 statistics.payloadsDelivered += 1
                 statistics.payloadsRejected += answer.rejected.isEmpty ? 0 : 1
                 configurationWorks()
-            case let .refused(status, message):
+            case let .refused(status, error) where Self.isPayloadsFault(error):
                 failures = 0
                 try? FileManager.default.removeItem(at: entry.url)
                 statistics.payloadsRefused += 1
-                report("HTTP \(status): the collector refused MetricKit payload \(entry.name); it is deleted: \(message)")
+                report("HTTP \(status): the collector refused MetricKit payload \(entry.name); it is deleted: \(error)")
                 configurationWorks()
+            case let .refused(status, error):
+                failures += 1
+                statistics.retries += 1
+                statistics.refusalsKept += 1
+                moveBack(entry)
+                report("HTTP \(status): the collector could not take MetricKit payload \(entry.name) for a reason that is not the payload's "
+                    + "(\(error)); it is kept and sent again later")
+                configurationWorks()
+                await wait(seconds: backoff(), backingOff: true)
             case let .misconfigured(reason):
                 failures += 1
                 statistics.retries += 1
@@ -262,6 +276,30 @@ actor MetricKitForwarder {
         return await UploadVerdict.send(request, body: body, on: session, what: "the collector's answer to a MetricKit payload") {
             try? JSONDecoder().decode(Answer.self, from: $0)
         }
+    }
+
+    /// Whether a refusal of the collector says the payload itself can never be read, so that
+    /// deleting it loses nothing: 400 `invalid_json` naming `body` (or no field), its bytes
+    /// are not JSON or not a MetricKit payload. Any other refusal is the collector's to lift
+    /// (a part it names, a limit of its own, a code this SDK does not know), and the payload
+    /// is kept.
+    ///
+    /// A collector before issue 43 refused a part nested deeper than 512 (a crash
+    /// diagnostic's call-stack tree over about 252 frames, which it never read) as
+    /// `invalid_json`, "nested deeper than 512": a limit of that collector, so kept too.
+    static func isPayloadsFault(_ error: UploadVerdict<Answer>.ErrorAnswer) -> Bool {
+        error.error.code == "invalid_json" && (error.error.field ?? "body") == "body"
+            && !error.error.message.contains("nested deeper than")
+    }
+
+    /// Moves `entry` behind the payloads that have not failed, by raising its attempts in
+    /// its file name to ``DeliveryConfiguration/attemptsBeforeMovingBack``, and no further:
+    /// a refusal that is not the payload's fault never counts it toward deletion.
+    private func moveBack(_ entry: Entry) {
+        let attempts = max(entry.attempts, configuration.attemptsBeforeMovingBack)
+        guard attempts != entry.attempts else { return }
+        let renamed = folder.appendingPathComponent("\(entry.name).\(attempts).json")
+        try? FileManager.default.moveItem(at: entry.url, to: renamed)
     }
 
     /// Counts a failure against `entry` in its file name; deletes it after
@@ -357,8 +395,14 @@ public struct MetricKitStatistics: Sendable, Hashable {
     /// Of those, payloads the collector refused alone in its answer (`rejected`: who sent it
     /// is not acceptable, or its period is not plausible).
     public var payloadsRejected = 0
-    /// Payloads the collector refused as a whole, naming what is wrong (400, 413, 422); deleted.
+    /// Payloads the collector refused as a whole because their bytes are not a MetricKit
+    /// payload (400 `invalid_json` naming `body`); deleted.
     public var payloadsRefused = 0
+    /// Refusals of the collector (400, 413, 422) that are not the payload's fault: a part it
+    /// names, a limit of its own, a code this SDK does not know. The payload was kept, moved
+    /// behind the others, and is sent again after a backoff; it is never deleted for this
+    /// (only the folder's bound, oldest first, removes it).
+    public var refusalsKept = 0
     /// Payloads not queued (empty, too large, not writable) or deleted unsent to keep the
     /// folder within its bound, or unreadable.
     public var payloadsDropped = 0
