@@ -61,6 +61,17 @@ struct HangReadBoundsTests {
         _ = keepAlive
     }
 
+    @Test("The hangs door asks the store for limit groups, and marks as mergeable exactly the images with uploaded symbols")
+    func doorPassesLimit() async throws {
+        let spy = HangReadSpy(uploaded: [])
+        _ = try await CollectorQueries(store: spy).hangs(app: "shop", query: Self.all, limit: 3)
+        #expect(await spy.calls.sorted { $0.source.rawValue < $1.source.rawValue }.map { "\($0.source.rawValue) \($0.limit) \($0.mergeable.count)" }
+                == ["metrickit 3 0", "sdk 3 0"], "not the 1,000 read before issue 43")
+        let withSymbols = HangReadSpy(uploaded: [SymbolImageRecord(id: Self.appId, name: "Shop", arch: "arm64", symbols: 3, uploadedAt: "")])
+        _ = try await CollectorQueries(store: withSymbols).hangs(app: "shop", query: Self.all, limit: 1)
+        #expect(await withSymbols.calls.allSatisfy { $0.limit == 1 && $0.mergeable == [Self.appId] })
+    }
+
     @Test("A group's stack is the one most of its longest hangs share; with no two alike, the median, never the longest alone",
           arguments: Kind.allCases)
     func representativeStack(_ kind: Kind) async throws {
@@ -208,4 +219,38 @@ struct HangReadBoundsTests {
         }
         #expect(try await CollectorQueries.within(seconds: 60) { 7 } == 7)
     }
+}
+
+/// A store with no hangs that records how the hangs door asked for them.
+struct HangReadSpy: CollectorQueries.Store {
+    actor Calls {
+        var list: [(source: HangSource, limit: Int, mergeable: Set<String>)] = []
+        func add(_ source: HangSource, _ limit: Int, _ mergeable: Set<String>) { list.append((source, limit, mergeable)) }
+    }
+    let recorded = Calls()
+    let uploaded: [SymbolImageRecord]
+    var calls: [(source: HangSource, limit: Int, mergeable: Set<String>)] { get async { await recorded.list } }
+
+    func hangGroups(app: String, query: EventQuery, source: HangSource, limit: Int, mergeable: Set<String>) async throws -> [HangGroup] {
+        await recorded.add(source, limit, mergeable)
+        return []
+    }
+    func symbolImages(app: String) async throws -> [SymbolImageRecord] { uploaded }
+    func aggregate(app: String, query: AggregateQuery) async throws -> [RollupAggregate] { [] }
+    func dimensionValues(app: String, dimension: QueryDimension, from: Double, to: Double) async throws -> [String] { [] }
+    func tagValues(app: String, key: String, from: Double, to: Double) async throws -> [String] { [] }
+    func tagKeys(app: String) async throws -> [DeclaredTagKey]? { nil }
+    func declareTagKey(app: String, key: String, now: Double) async throws -> Bool? { nil }
+    func removeTagKey(app: String, key: String) async throws -> Bool { false }
+    func thresholds(app: String) async throws -> AppThresholds? { nil }
+    func setThresholds(_ thresholds: AppThresholds, app: String) async throws -> Bool { false }
+    func storeMetricKit(app: String, records: [MetricKitRecord]) async throws -> Int { 0 }
+    func metricKitVersions(app: String, query: ScreenQuery) async throws -> [MetricKitVersionSummary] { [] }
+    func deleteMetricKitPayloads(endedBefore cutoff: Double, limit: Int) async throws -> Int { 0 }
+    func hangCount(app: String) async throws -> Int { 0 }
+    func deleteHangs(startedBefore cutoff: Double, limit: Int) async throws -> Int { 0 }
+    func storeSymbols(app: String, images: consuming [SymbolUpload.Image], now: Double) async throws {}
+    func symbolTables(app: String, ids: Set<String>) async throws -> [String: SymbolTableBlob] { [:] }
+    func sampleRates(app: String, from: Double, to: Double) async throws -> [SampleRateVisits] { [] }
+    func deleteSampleRates(before cutoff: Double) async throws -> Int { 0 }
 }
