@@ -51,7 +51,8 @@ public final class Framescope {
         /// read them (``DeviceInfo/current(model:osName:osVersion:maxRefreshRate:installationId:facts:)``).
         /// Without an installation id the SDK's own is sent (``InstallationID``).
         public var device: DeviceInfo?
-        /// The share of installations that measure, 0–1 (default 1): an installation is in
+        /// The share of installations that measure, 0 or 0.000001–1 (default 1; below one in a
+        /// million the collector would refuse the batches): an installation is in
         /// or out for good, by its id (``InstallationSampling``), and each batch says the rate
         /// so the collector can say which rates its figures come from.
         public var sampleRate: Double
@@ -133,7 +134,9 @@ public final class Framescope {
             if let id = device?.installationId, !InstallationID.isValid(id) {
                 return "device.installationId must be 1–64 letters, digits, '-' or '_'"
             }
-            if !(sampleRate.isFinite && (0...1).contains(sampleRate)) { return "sampleRate must be 0–1" }
+            if !(sampleRate == 0 || EventBatch.isValidSampleRate(sampleRate)) {
+                return "sampleRate must be 0 (no installation measures) or from 0.000001 (one in a million, the finest rate the collector keeps) to 1"
+            }
             if let problem = tracker.problem { return "tracker: \(problem)" }
             let threshold = tracker.analyzer.hangThreshold
             if !(watchdogCheckInterval.isFinite && watchdogCheckInterval > 0 && watchdogCheckInterval < threshold) {

@@ -161,7 +161,8 @@ struct OpenAPIRegistryTests {
     @Test("Sample rates: the batch's sampleRate and optional app.id as the collector reads them; the route takes whole days and no filter")
     func sampleRates() throws {
         let rate = object("components", "schemas", "EventBatch", "properties", "sampleRate") as? [String: Any]
-        #expect(rate?["type"] as? String == "number" && rate?["maximum"] as? Int == 1 && rate?["exclusiveMinimum"] as? Bool == true)
+        #expect(rate?["type"] as? String == "number" && rate?["maximum"] as? Int == 1 && rate?["exclusiveMinimum"] == nil)
+        #expect(rate?["minimum"] as? Double == EventBatch.minimumSampleRate, "the one rule: EventBatch.isValidSampleRate")
         #expect((object("components", "schemas", "EventBatch", "required") as? [String])?.contains("sampleRate") == false)
         #expect((object("components", "schemas", "AppInfo", "required") as? [String])?.contains("id") == false)
         #expect(object("paths", "/v1/apps/{app}/sample-rates", "get", "security") as? [[String: [String]]] == [["readKey": []]])

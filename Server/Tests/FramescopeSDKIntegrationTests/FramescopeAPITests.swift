@@ -184,6 +184,14 @@ extension RealThreadTests {
             bad = configuration(collector: URL(string: "http://127.0.0.1:9")!, key: "fsi_x", folder: folder)
             bad.tracker.longPause = -1
             #expect(bad.problem == "tracker: longPause must be a positive number of seconds")
+            // A rate the collector would refuse (below one in a million) is refused here, by the same rule.
+            for rate in [1e-7, -0.5, 1.5, Double.nan] {
+                bad = configuration(collector: URL(string: "http://127.0.0.1:9")!, key: "fsi_x", folder: folder, sampleRate: rate)
+                #expect(bad.problem?.hasPrefix("sampleRate must be 0") == true, "\(rate)")
+            }
+            for rate in [0, 0.000001, 0.5, 1] {
+                #expect(configuration(collector: URL(string: "http://127.0.0.1:9")!, key: "fsi_x", folder: folder, sampleRate: rate).problem == nil)
+            }
         }
 
         @Test("Tags beyond the limits are refused, leaving the others")

@@ -23,10 +23,22 @@ public struct EventBatch: Sendable, Hashable, Codable {
     public var device: DeviceInfo
     /// The events, oldest first.
     public var events: [ScreenVisitEvent]
-    /// The share of installations that measure (0–1, exclusive of 0), when the SDK samples:
+    /// The share of installations that measure (``minimumSampleRate`` to 1), when the SDK samples:
     /// each installation is in or out for good (``InstallationSampling``), so the figures of
     /// a batch with `0.1` stand for about ten times as many installations. Absent: 1.
     public var sampleRate: Double?
+
+    /// The lowest ``sampleRate`` a batch may claim: one installation in a million, the finest
+    /// rate the collector keeps (it counts rates in parts per million, so a lower rate could
+    /// only be stored as a different one).
+    public static let minimumSampleRate = 0.000_001
+
+    /// Whether `rate` is a ``sampleRate`` a batch may claim: a finite number from
+    /// ``minimumSampleRate`` to 1. The one rule the collector refuses a batch by (400 naming
+    /// `sampleRate`) and the SDK checks its configuration by.
+    public static func isValidSampleRate(_ rate: Double) -> Bool {
+        rate.isFinite && rate >= minimumSampleRate && rate <= 1
+    }
 
     /// Creates a batch.
     public init(batchId: String, app: AppInfo, device: DeviceInfo, events: [ScreenVisitEvent], sampleRate: Double? = nil) {

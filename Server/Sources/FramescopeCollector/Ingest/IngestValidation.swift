@@ -135,9 +135,9 @@ struct IngestValidator {
             throw CollectorError(.forbidden, .wrongApp, field: "app.id", message: "this ingest key belongs to app '\(app)', not '\(named)'")
         }
         let sampleRate = batch.sampleRate ?? 1
-        guard sampleRate.isFinite, sampleRate > 0, sampleRate <= 1 else {
+        guard EventBatch.isValidSampleRate(sampleRate) else {
             throw CollectorError(.badRequest, .invalidField, field: "sampleRate",
-                                 message: "sampleRate must be a number above 0 and at most 1 (the share of installations that measure)")
+                                 message: "sampleRate must be a number from 0.000001 (one installation in a million, the finest rate kept) to 1 (the share of installations that measure)")
         }
         let appVersion = CanonicalText.nfc(batch.app.version), build = CanonicalText.nfc(batch.app.build)
         let model = CanonicalText.nfc(batch.device.model), osName = CanonicalText.nfc(batch.device.osName)

@@ -4,16 +4,17 @@ import FramescopeCore
 /// measure) as the stores key it: a whole number of parts per million, so that two batches
 /// sent at `0.1` count under one rate, whatever their last binary digit.
 ///
-/// The rate is device-supplied: an ingest key's holder may claim any rate in (0, 1]. It
+/// The rate is device-supplied: an ingest key's holder may claim any rate from 0.000001 to 1. It
 /// changes only which rates the figures are said to come from (``SampleRateVisits``), never
 /// a figure: visits are counted as they arrived, not scaled.
 public enum SampleRate {
     /// Every installation measures (a batch without `sampleRate`): 1 000 000 parts per million.
     public static let full = 1_000_000
 
-    /// `rate` (0–1; validation refuses anything else) in parts per million, rounded to the
-    /// nearest and kept within 1…1 000 000: a rate below half a millionth counts as one
-    /// millionth, never as 0.
+    /// `rate` in parts per million, rounded to the nearest and kept within 1…1 000 000.
+    /// Validation refuses a rate outside 0.000001…1 (``EventBatch/isValidSampleRate(_:)``),
+    /// so no rate a batch claims is stored as a different one by the bounds (before issue 43
+    /// a rate below half a millionth was counted as one millionth).
     public static func partsPerMillion(of rate: Double) -> Int {
         guard rate.isFinite else { return full }
         let parts = Int((min(max(rate, 0), 1) * Double(full)).rounded())
@@ -47,7 +48,7 @@ public struct SampleRateVisits: Sendable, Hashable, Codable {
 
     /// The `limit` entries of `entries` with the most visits (then the lower rate), by rate
     /// (lowest first), and how many rates and visits the rest hold: a list a device can make
-    /// as long as it likes (any rate in (0, 1] is a claim), held to a length a page or an
+    /// as long as it likes (any rate from 0.000001 to 1 is a claim), held to a length a page or an
     /// answer can show (issue 43: 20,000 rates made a 450 KiB sentence).
     /// - Complexity: O(n log n) for n entries.
     public static func mostVisited(_ entries: [SampleRateVisits], limit: Int) -> (kept: [SampleRateVisits], otherRates: Int, otherVisits: Int) {
