@@ -87,9 +87,17 @@ public struct MetricKitParser: Sendable {
             let field = path + key
             switch key {
             case "timeStampBegin", "timeStampEnd":
-                guard let text = try optionalString(&lexer, &source, &payload, field) else { return }
+                try lexer.skipWhitespace(&source)
+                let line = lexer.line
+                let isNull = try lexer.peekByte(&source) == UInt8(ascii: "n")
+                guard let text = try optionalString(&lexer, &source, &payload, field) else {
+                    if !isNull { periodIssue(&payload, field, line, "is not a string") }
+                    return
+                }
                 guard let time = MetricKitMeasurement.unixTime(text) else {
-                    return issue(&payload, field, lexer.line, "'\(text.printable())' is not a time like 2020-10-10 19:35:24 +0000")
+                    let message = "'\(text.printable())' is not a time like 2020-10-10 19:35:24 +0000"
+                    periodIssue(&payload, field, lexer.line, message)
+                    return issue(&payload, field, lexer.line, message)
                 }
                 if key == "timeStampBegin" { payload.begin = time } else { payload.end = time }
             case "latestApplicationVersion":
@@ -110,6 +118,7 @@ public struct MetricKitParser: Sendable {
         payload.appVersion = metaVersion ?? payload.appVersion ?? latestVersion
         if let begin = payload.begin, let end = payload.end, end < begin {
             issue(&payload, path + "timeStampEnd", lexer.line, "ends before timeStampBegin; the period is left out")
+            periodIssue(&payload, path + "timeStampEnd", lexer.line, "ends before timeStampBegin")
             payload.begin = nil
             payload.end = nil
         }
@@ -265,6 +274,11 @@ public struct MetricKitParser: Sendable {
                 payload.otherDiagnostics.append(MetricKitDiagnosticCount(kind: kind.printable(), count: count))
             }
         }
+    }
+
+    /// Records the first problem with the period (``MetricKitPayload/periodIssue``).
+    func periodIssue(_ payload: inout MetricKitPayload, _ field: String, _ line: Int, _ message: String) {
+        if payload.periodIssue == nil { payload.periodIssue = MetricKitIssue(field: field.printable(), line: line, message: message) }
     }
 
     func issue(_ payload: inout MetricKitPayload, _ field: String, _ line: Int, _ message: String) {

@@ -34,6 +34,11 @@ public struct MetricKitPayload: Sendable, Hashable {
     public var otherDiagnostics: [MetricKitDiagnosticCount] = []
     /// Values that were present but not readable or not physical, each skipped.
     public var issues: [MetricKitIssue] = []
+    /// The first problem with the period, or `nil`: a `timeStampBegin` or `timeStampEnd`
+    /// present but not a time (not a string, or not a date), or an end before the begin. Kept
+    /// apart from ``issues``, whose number is capped, so that a reader that dates the payload
+    /// by its period (the collector) can refuse it rather than date it some other way.
+    public var periodIssue: MetricKitIssue?
 
     /// An empty payload.
     public init() {}

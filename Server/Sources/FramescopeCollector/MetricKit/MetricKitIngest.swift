@@ -137,7 +137,10 @@ extension IngestService {
     /// (``CanonicalText/nfc(_:)``), as an event's are, then checked as an event's are; its
     /// end must fall where an event's start may (``IngestLimits/maximumAge`` back,
     /// ``IngestLimits/maximumFutureSkew`` ahead), so that its day is one the cardinality
-    /// ledger still holds and the retention sweep has not passed.
+    /// ledger still holds and the retention sweep has not passed. A `timeStampBegin` or
+    /// `timeStampEnd` present but not a time, or an end before the begin
+    /// (``MetricKitPayload/periodIssue``), refuses the payload naming that field; a payload with
+    /// neither is dated at receipt, which the age check passes by definition.
     func decide(_ payload: MetricKitPayload, digest: String, now: Double) -> MetricKitDecision {
         func refuse(_ field: String, _ message: String) -> MetricKitDecision { .refuse(field: field, message: message) }
         let appVersion = payload.appVersion.map(CanonicalText.nfc)
@@ -152,6 +155,12 @@ extension IngestService {
             }
         }
         guard payload.hasFigures else { return .withoutFigures }
+        // A period present but unreadable or inverted is refused, naming its field: dated at
+        // receipt instead, it escaped the age check below (issue 43, item 9).
+        if let issue = payload.periodIssue {
+            let field = issue.field.hasPrefix("[") ? issue.field.split(separator: ".", maxSplits: 1).last.map(String.init) ?? issue.field : issue.field
+            return refuse(field, "\(field) \(issue.message): a payload is dated by its period, so a period that cannot be read refuses it")
+        }
         let end = payload.end ?? payload.begin ?? now
         guard end >= now - limits.maximumAge, end <= now + limits.maximumFutureSkew else {
             return refuse("timeStampEnd", "the payload ends more than \(Self.days(limits.maximumAge)) ago or more than \(Self.days(limits.maximumFutureSkew)) ahead")
