@@ -31,6 +31,26 @@ struct FatalHangIngestTests {
         return ByteBuffer(data: try JSONSerialization.data(withJSONObject: json))
     }
 
+    @Test("A fatal hang and a visit's hang end by one bound: the batch's arrival plus the clock skew allowed for startedAt")
+    func endBound() {
+        let validator = IngestValidator(limits: IngestLimits(), now: Self.now)
+        #expect(validator.latestHangEnd == Self.now + IngestLimits().maximumFutureSkew)
+        // A device whose clock is an hour ahead: its start passes, and so must an end as far ahead.
+        let start = Self.now + 3600
+        for (duration, refused) in [(validator.latestHangEnd - start, false), (validator.latestHangEnd - start + 1, true)] {
+            var fatal = Self.fatalHang()
+            fatal.startedAt = ISO8601.format(unixSeconds: start)
+            fatal.duration = duration
+            #expect((validator.check(fatal, startedAt: start)?.0 == "duration") == refused, "fatal, \(duration) s")
+            let visit = validator.checkHangs([HangRecord(offset: 0, duration: duration)], startedAt: start, visitDuration: 86_400)
+            #expect((visit?.0 == "hangs[0]") == refused, "visit, \(duration) s")
+        }
+        var fatal = Self.fatalHang()
+        fatal.duration = 86_400
+        fatal.startedAt = ISO8601.format(unixSeconds: Self.now + 1)
+        #expect(validator.check(fatal, startedAt: Self.now + 1)?.1.contains("arrival plus the day of clock skew allowed for startedAt") == true)
+    }
+
     @Test("Every field of a fatal hang is checked and refused by name")
     func checked() {
         let validator = IngestValidator(limits: IngestLimits(), now: Self.now)

@@ -120,8 +120,8 @@ extension IngestValidator {
         if startedAt < now - limits.maximumAge { return ("startedAt", "startedAt is more than 30 days in the past") }
         if startedAt > now + limits.maximumFutureSkew { return ("startedAt", "startedAt is more than a day in the future") }
         guard event.duration.isFinite, event.duration >= 0, event.duration <= limits.maximumVisitDuration,
-              startedAt + event.duration <= now + limits.maximumFutureSkew else {
-            return ("duration", "duration must be 0–\(Int(limits.maximumVisitDuration)) seconds, ending before the batch arrived")
+              startedAt + event.duration <= latestHangEnd else {
+            return ("duration", "duration must be 0–\(Int(limits.maximumVisitDuration)) seconds, the hang ending by the batch's arrival plus the day of clock skew allowed for startedAt")
         }
         if event.context.tags.count > VisitContext.maximumTags { return ("context.tags", "at most \(VisitContext.maximumTags) tags") }
         for (key, value) in event.context.tags.sorted(by: { $0.key < $1.key }) {

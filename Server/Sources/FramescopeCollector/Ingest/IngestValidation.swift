@@ -300,6 +300,13 @@ struct IngestValidator {
         return nil
     }
 
+    /// The latest a hang may end, Unix seconds: the batch's arrival plus the clock skew
+    /// allowed for `startedAt` (``IngestLimits/maximumFutureSkew``, a day), since the
+    /// device's clock dates both a hang's start and its end: a tighter bound on the end would
+    /// refuse the hangs of a device whose clock is ahead but whose start times pass. The one
+    /// rule for a visit's hangs (``checkHangs(_:startedAt:visitDuration:)``) and fatal hangs.
+    var latestHangEnd: Double { now + limits.maximumFutureSkew }
+
     /// The first problem with a visit's hangs: at most ``IngestLimits/maximumHangsPerVisit``;
     /// each with offset ≥ 0 and duration > 0 seconds, ending no later than the batch's
     /// arrival (plus the clock skew allowed for `startedAt`); in order and not overlapping,
@@ -308,7 +315,7 @@ struct IngestValidator {
     /// wall-clock span (its `duration` leaves pauses out) is known only to end by then.
     func checkHangs(_ hangs: [HangRecord], startedAt: Double, visitDuration: Double) -> (String, String)? {
         if hangs.count > limits.maximumHangsPerVisit { return ("hangs", "a visit holds at most \(limits.maximumHangsPerVisit) hangs") }
-        let latestEnd = now + limits.maximumFutureSkew - startedAt
+        let latestEnd = latestHangEnd - startedAt
         var previousEnd = 0.0
         for (position, hang) in hangs.enumerated() {
             guard hang.offset.isFinite, hang.offset >= 0, hang.duration.isFinite, hang.duration > 0 else {
