@@ -1,7 +1,7 @@
 import Foundation
 @testable import FramescopeCollector
 import FramescopeCore
-import NIOConcurrencyHelpers
+import Synchronization
 import Testing
 
 /// What the symbol cache reads and keeps (issue 43, item 7): tables held by bytes, the ones a
@@ -11,30 +11,30 @@ import Testing
 struct SymbolCacheTests {
     /// A symbol store that counts the tables it is asked for.
     final class CountingStore: SymbolStore, Sendable {
-        let images: NIOLockedValueBox<[String: (table: SymbolTableBlob, uploadedAt: String)]>
+        let images: Mutex<[String: (table: SymbolTableBlob, uploadedAt: String)]>
         /// Image ids in the order their tables were read.
-        let reads = NIOLockedValueBox<[String]>([])
+        let reads = Mutex<[String]>([])
 
         init(_ images: [String: SymbolTableBlob]) {
-            self.images = NIOLockedValueBox(images.mapValues { ($0, "2026-11-28T00:00:00.000Z") })
+            self.images = Mutex(images.mapValues { ($0, "2026-11-28T00:00:00.000Z") })
         }
 
         func storeSymbols(app: String, images: consuming [SymbolUpload.Image], now: Double) async throws {
-            for image in images { self.images.withLockedValue { $0[image.id] = (SymbolTableBlob(image.symbols), ISO8601.format(unixSeconds: now)) } }
+            for image in images { self.images.withLock { $0[image.id] = (SymbolTableBlob(image.symbols), ISO8601.format(unixSeconds: now)) } }
         }
 
         func symbolImages(app: String) async throws -> [SymbolImageRecord] {
-            images.withLockedValue { images in
+            images.withLock { images in
                 images.map { SymbolImageRecord(id: $0.key, name: "Shop", arch: "arm64", symbols: $0.value.table.count, uploadedAt: $0.value.uploadedAt) }
             }
         }
 
         func symbolTables(app: String, ids: Set<String>) async throws -> [String: SymbolTableBlob] {
-            reads.withLockedValue { $0 += ids.sorted() }
-            return images.withLockedValue { images in images.filter { ids.contains($0.key) }.mapValues(\.table) }
+            reads.withLock { $0 += ids.sorted() }
+            return images.withLock { images in images.filter { ids.contains($0.key) }.mapValues(\.table) }
         }
 
-        func readCount(_ id: String) -> Int { reads.withLockedValue { $0.filter { $0 == id }.count } }
+        func readCount(_ id: String) -> Int { reads.withLock { $0.filter { $0 == id }.count } }
     }
 
     /// An image id for `index`.
@@ -47,8 +47,8 @@ struct SymbolCacheTests {
 
     /// A clock the test moves, Unix seconds.
     final class TestClock: Sendable {
-        let now = NIOLockedValueBox(1_764_300_000.0)
-        func advance(_ seconds: Double) { now.withLockedValue { $0 += seconds } }
+        let now = Mutex(1_764_300_000.0)
+        func advance(_ seconds: Double) { now.withLock { $0 += seconds } }
     }
 
     @Test("A table every batch uses stays held while other tables come and go, within the capacity in bytes")
@@ -86,14 +86,14 @@ struct SymbolCacheTests {
     func validWhileUploaded() async throws {
         let store = CountingStore([Self.id(0): Self.table(0)])
         let clock = TestClock()
-        let cache = SymbolCache(clock: { clock.now.withLockedValue { $0 } })
+        let cache = SymbolCache(clock: { clock.now.withLock { $0 } })
         _ = try await cache.tables(app: "shop", ids: [Self.id(0)], store: store)
         clock.advance(3600)
         _ = try await cache.tables(app: "shop", ids: [Self.id(0)], store: store)
         #expect(store.readCount(Self.id(0)) == 1)
         // Uploaded again through another collector: seen when the list is read again.
         let newer = SymbolUpload.Image(id: Self.id(0), name: "Shop", arch: "arm64", symbols: [SymbolUpload.Symbol(offset: 0, size: 8, name: "renamed()")])
-        try await store.storeSymbols(app: "shop", images: [newer], now: clock.now.withLockedValue { $0 })
+        try await store.storeSymbols(app: "shop", images: [newer], now: clock.now.withLock { $0 })
         clock.advance(61)
         let found = try await cache.tables(app: "shop", ids: [Self.id(0)], store: store)
         #expect(found[Self.id(0)]?.name(at: 4) == "renamed()")
