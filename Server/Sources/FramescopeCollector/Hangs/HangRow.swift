@@ -97,22 +97,28 @@ extension IngestPlan.Batch {
     /// dimension values as admitted, then its fatal hangs (keyed by their ids). A visit's
     /// hangs without a stack are in its raw event and its hang time, not here: a row for
     /// each would cost far more disk than the 30 bytes that send one.
+    ///
+    /// The summaries are the batch's own when ``IngestBatch/summarizeHangs()`` computed them
+    /// before the write (as ingest does); otherwise they are computed here.
     public var hangRows: [HangRow] {
         var rows: [HangRow] = []
         for planned in events {
             let (event, startedAt) = batch.events[planned.index]
+            let summaries = batch.visitHangSummaries.flatMap { $0.indices.contains(planned.index) ? $0[planned.index] : nil }
             for (index, hang) in event.hangs.enumerated() where hang.idle != true {
                 guard let stack = hang.stack else { continue }
+                let summary = summaries.flatMap { $0.indices.contains(index) ? $0[index] : nil } ?? HangSummary(stack, symbols: batch.symbolTables)
                 rows.append(HangRow(key: "\(batch.batchId)/\(event.startedAt)/\(event.screen)/\(index)", startedAt: startedAt + hang.offset,
                                     dimensionValues: planned.dimensionValues, tags: event.context.tags, duration: hang.duration,
-                                    fatal: false, source: .sdk, summary: HangSummary(stack, symbols: batch.symbolTables)))
+                                    fatal: false, source: .sdk, summary: summary))
             }
         }
         for planned in fatalHangs {
             let (fatal, startedAt) = batch.fatalHangs[planned.index]
+            let summary = batch.fatalHangSummaries.flatMap { $0.indices.contains(planned.index) ? $0[planned.index] : nil }
+                ?? fatal.stack.map { HangSummary($0, symbols: batch.symbolTables) } ?? .withoutStack
             rows.append(HangRow(key: fatal.id, startedAt: startedAt, dimensionValues: planned.dimensionValues, tags: fatal.context.tags,
-                                duration: fatal.duration, fatal: true, source: .sdk,
-                                summary: fatal.stack.map { HangSummary($0, symbols: batch.symbolTables) } ?? .withoutStack))
+                                duration: fatal.duration, fatal: true, source: .sdk, summary: summary))
         }
         return rows
     }

@@ -105,9 +105,16 @@ public struct HangSummary: Sendable, Hashable {
         // each app frame's function where the image's symbols are known.
         var function = [String?](repeating: nil, count: frameCount)
         var isLeafOnly = [Bool](repeating: true, count: frameCount)
+        // Plain index loops over the samples: up to 50 × 256 positions a stack and 32 stacks
+        // a visit, where `enumerated()` and `indices.contains` cost a generic call each in a
+        // debug build (issue 43, item 1).
         for sample in stack.samples {
-            for (position, frame) in sample.frames.enumerated() where position > 0 && stack.frames.indices.contains(frame) {
-                isLeafOnly[frame] = false
+            let frames = sample.frames
+            var position = 1
+            while position < frames.count {
+                let frame = frames[position]
+                if frame >= 0, frame < frameCount { isLeafOnly[frame] = false }
+                position += 1
             }
         }
         if !symbols.isEmpty {
@@ -120,31 +127,68 @@ public struct HangSummary: Sendable, Hashable {
         var functionFrames: [Place: [Int: Int]] = [:]  // function place → frame → samples
         var sampleCount = [Int](repeating: 0, count: frameCount)
         var lastCounted = [Int](repeating: -1, count: frameCount)
-        var placeSamples: [Place: Int] = [:]
-        var placeDepth: [Place: Int] = [:]
-        var placeLastCounted: [Place: Int] = [:]
         var leafFrames: [Int: [Int: Int]] = [:]  // caller frame → interrupted app frame → samples
-        for (sampleIndex, sample) in stack.samples.enumerated() {
-            for (position, frame) in sample.frames.enumerated() where stack.frames.indices.contains(frame) {
+        // Places are counted by number in arrays, not by hashing a `Place` at every position:
+        // frame f is f, the callee called from frame c is frameCount + c, and the function of
+        // frame f (when symbols name it) is 2 × frameCount + its index in `functionPlaces`.
+        var isAppFrame = [Bool](repeating: false, count: frameCount)
+        var functionOfFrame = [Int](repeating: -1, count: frameCount)
+        var functionPlaces: [Place] = []
+        var functionNumbers: [Place: Int] = [:]
+        for frame in 0..<frameCount {
+            isAppFrame[frame] = isApp(frame)
+            guard isAppFrame[frame], let name = function[frame] else { continue }
+            let place = Place.function(image: stack.frames[frame].image, name: name)
+            if let known = functionNumbers[place] {
+                functionOfFrame[frame] = known
+            } else {
+                functionOfFrame[frame] = functionPlaces.count
+                functionNumbers[place] = functionPlaces.count
+                functionPlaces.append(place)
+            }
+        }
+        let placeCount = 2 * frameCount + functionPlaces.count
+        var samplesOfPlace = [Int](repeating: 0, count: placeCount)
+        var depthOfPlace = [Int](repeating: -1, count: placeCount)
+        var lastSampleOfPlace = [Int](repeating: -1, count: placeCount)
+        var sampleIndex = 0
+        for sample in stack.samples {
+            let frames = sample.frames
+            let depth = frames.count
+            var position = 0
+            while position < depth {
+                let frame = frames[position]
+                position += 1
+                guard frame >= 0, frame < frameCount else { continue }
                 if lastCounted[frame] != sampleIndex {
                     lastCounted[frame] = sampleIndex
                     sampleCount[frame] += 1
                 }
-                guard isApp(frame) else { continue }
-                var place = Place.frame(frame)
-                if let name = function[frame] {
-                    place = .function(image: stack.frames[frame].image, name: name)
-                    functionFrames[place, default: [:]][frame, default: 0] += 1
-                } else if position == 0, sample.frames.count > 1, stack.frames.indices.contains(sample.frames[1]) {
-                    place = .calledFrom(sample.frames[1])
-                    leafFrames[sample.frames[1], default: [:]][frame, default: 0] += 1
+                guard isAppFrame[frame] else { continue }
+                var place = frame
+                if functionOfFrame[frame] >= 0 {
+                    place = 2 * frameCount + functionOfFrame[frame]
+                    functionFrames[functionPlaces[functionOfFrame[frame]], default: [:]][frame, default: 0] += 1
+                } else if position == 1, depth > 1, frames[1] >= 0, frames[1] < frameCount {
+                    place = frameCount + frames[1]
+                    leafFrames[frames[1], default: [:]][frame, default: 0] += 1
                 }
-                if placeLastCounted[place] != sampleIndex {
-                    placeLastCounted[place] = sampleIndex
-                    placeSamples[place, default: 0] += 1
+                if lastSampleOfPlace[place] != sampleIndex {
+                    lastSampleOfPlace[place] = sampleIndex
+                    samplesOfPlace[place] += 1
                 }
-                placeDepth[place] = max(placeDepth[place] ?? -1, sample.frames.count - 1 - position)
+                // Depth from the root: the position read is `position - 1`.
+                depthOfPlace[place] = max(depthOfPlace[place], depth - position)
             }
+            sampleIndex += 1
+        }
+        var placeSamples: [Place: Int] = [:]
+        var placeDepth: [Place: Int] = [:]
+        for number in 0..<placeCount where samplesOfPlace[number] > 0 {
+            let place: Place = number < frameCount ? .frame(number)
+                : number < 2 * frameCount ? .calledFrom(number - frameCount) : functionPlaces[number - 2 * frameCount]
+            placeSamples[place] = samplesOfPlace[number]
+            placeDepth[place] = depthOfPlace[number]
         }
         /// The frame that stands for a place: itself, or the callee's most frequent instruction.
         func representative(_ place: Place) -> Int {

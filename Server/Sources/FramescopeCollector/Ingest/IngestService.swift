@@ -67,13 +67,49 @@ public struct IngestService: Sendable {
     /// Decodes, validates and stores one batch already in memory (uncompressed JSON).
     /// - Returns: What was accepted, whether the batch id was a duplicate, and each
     ///   rejected event with the field that made it invalid.
+    ///
+    /// A body of ``IngestWork/heavyBytes`` or more is decoded, validated and summarized on
+    /// ``IngestWork``'s serial queue, off the cooperative pool, and holds
+    /// ``IngestWork/decodedBytesPerByte`` times its size more of the byte budget while its
+    /// decoded form lives (until its batch is committed): 503 `saturated` when that does not fit.
+    /// Hang summaries are computed here, before the batch waits for the writer, never in
+    /// the store's transaction.
     public func ingest(body: ByteBuffer, app: String, logger: Logger) async throws -> IngestResponse {
-        let batch = try decodeBatch(body)
-        var (ingest, rejected) = try IngestValidator(limits: limits, now: clock()).validate(batch, app: app)
+        let size = body.readableBytes
+        let charge = size >= IngestWork.heavyBytes ? size * IngestWork.decodedBytesPerByte : 0
+        if charge > 0 {
+            guard charge <= budget.capacity else {
+                throw CollectorError(.contentTooLarge, .bodyTooLarge,
+                                     message: "the body's \(size) bytes decode to up to \(charge) bytes in memory, more than the "
+                                         + "\(budget.capacity) bytes the collector holds for requests at once (IngestLimits.maximumBytesInFlight)")
+            }
+            guard await budget.reserve(charge) else { throw CollectorError.saturated }
+        }
+        do {
+            let response = try await ingestCharged(body: body, app: app, logger: logger)
+            if charge > 0 { await budget.release(charge) }
+            return response
+        } catch {
+            if charge > 0 { await budget.release(charge) }
+            throw error
+        }
+    }
+
+    /// ``ingest(body:app:logger:)`` once the decoded form is charged.
+    private func ingestCharged(body: ByteBuffer, app: String, logger: Logger) async throws -> IngestResponse {
+        let limits = limits, now = clock()
+        var (ingest, rejected) = try await IngestWork.run(bytes: body.readableBytes) {
+            try IngestValidator(limits: limits, now: now).validate(try decodeBatch(body), app: app)
+        }
         if let symbols {
             let ids = ingest.stackedAppImageIDs
             // Symbols help choose the dominant frame; failing to read them never fails ingest.
             if !ids.isEmpty { ingest.symbolTables = (try? await symbols.cache.tables(app: app, ids: ids, store: symbols.store)) ?? [:] }
+        }
+        ingest = try await IngestWork.run(bytes: body.readableBytes) { [ingest] in
+            var summarized = ingest
+            summarized.summarizeHangs()
+            return summarized
         }
         var result = IngestResult(stored: 0, duplicate: false)
         if !ingest.events.isEmpty || !ingest.fatalHangs.isEmpty { result = try await groupCommit.ingest(ingest) }

@@ -39,6 +39,9 @@ struct WireJSONParser {
     typealias Decline = JSONScanError
 
     private var scanner: JSONScanner
+    /// How many events this parser declined and `JSONDecoder` read alone (an unknown member,
+    /// a report `JSONDecoder` refuses): 0 for every batch an SDK sends, stacks included.
+    private(set) var eventsLeftToJSONDecoder = 0
 
     init(bytes: UnsafeRawBufferPointer) {
         scanner = JSONScanner(bytes: bytes)
@@ -122,7 +125,8 @@ struct WireJSONParser {
         return DeviceInfo(model: model, osName: osName, osVersion: osVersion, maxRefreshRate: rate, installationId: installation)
     }
 
-    /// The `events` array: each element decoded here, or alone by `JSONDecoder`.
+    /// The `events` array: each element decoded here, or alone by `JSONDecoder` when this
+    /// path declines it.
     private mutating func eventList() throws(Decline) -> [WireBatch.LossyEvent] {
         scanner.skipWhitespace()
         try scanner.expect(UInt8(ascii: "["), "'['")
@@ -138,10 +142,11 @@ struct WireJSONParser {
             let start = scanner.index
             let event: WireBatch.LossyEvent
             do {
-                event = try screenVisit(index: events.count)
+                event = try self.event(index: events.count)
             } catch {
                 scanner = saved
                 try scanner.skipValue()
+                eventsLeftToJSONDecoder += 1
                 event = try Self.foundationDecode(UnsafeRawBufferPointer(rebasing: scanner.bytes[start..<scanner.index]))
             }
             events.append(event)
@@ -154,8 +159,8 @@ struct WireJSONParser {
         }
     }
 
-    /// One event decoded by `JSONDecoder` from its own bytes (a visit with JSON reports, a
-    /// fatal hang): the same conformance, so the same value as within the batch.
+    /// One event decoded by `JSONDecoder` from its own bytes (one this path declined: an
+    /// unknown member, a report `JSONDecoder` refuses): the same conformance, so the same value as within the batch.
     private static func foundationDecode(_ slice: UnsafeRawBufferPointer) throws(Decline) -> WireBatch.LossyEvent {
         guard JSONScanner.repeatedMembers(in: slice)?.isEmpty == true,
               let event = try? JSONDecoder().decode(WireBatch.LossyEvent.self, from: Data(slice)),
@@ -163,8 +168,15 @@ struct WireJSONParser {
         return event
     }
 
-    /// An event whose reports travel in their binary form (``ScreenVisitEvent``'s rules:
-    /// `report` wins over `reportData`, `motion` over `motionData`).
+    /// One event: a visit (``ScreenVisitEvent``'s rules: `report` wins over `reportData`,
+    /// `motion` over `motionData`) or a fatal hang (``FatalHangEvent``), by its `kind`,
+    /// with every hang stack read here.
+    ///
+    /// A report sent as a JSON object is the one part `JSONDecoder` reads, from that
+    /// object's bytes alone (``jsonReport()``): the same conformance, so the same value,
+    /// while the hang stacks beside it, up to 32 of 50 × 256 frames a visit, are read here.
+    /// Before, such a visit, and every fatal hang, went to `JSONDecoder` whole: a 16 MiB
+    /// body of 19 visits with 32 maximal stacks each took 6–8 s of CPU (issue 43, item 1).
     ///
     /// A binary report that is refused (not base64, a tally over its cap, physics) is
     /// settled here as the event's rejection, with the path and message `JSONDecoder`
@@ -174,13 +186,18 @@ struct WireJSONParser {
     /// (the event alone, then the body by `JSONDecoder` and the repeated-member scan):
     /// 5.2 s for two reports claiming a million window-FPS entries each in a debug build
     /// (issue 43, item 8).
-    private mutating func screenVisit(index: Int) throws(Decline) -> WireBatch.LossyEvent {
+    private mutating func event(index: Int) throws(Decline) -> WireBatch.LossyEvent {
         var kind: String?, screen: String?, startedAt: String?, duration: Double?, context: VisitContext?
         var reportData: String?, hangs: [HangRecord]?, resources: ResourceUsage?
         var mainThreadHitches: MainThreadHitches?
+        var report: FrameReport?
         var hasMotion = false
+        var motion: FrameReport?
         var motionData: String?
+        var id: String?, appVersion: String?, build: String?, osVersion: String?, stack: HangStack?
         var seen = Seen()
+        // Members only a visit has (positions 5–11), and only a fatal hang (12–16).
+        let visitMembers: UInt32 = 0b1111111 << 5, fatalMembers: UInt32 = 0b11111 << 12
         try scanner.beginObject()
         guard !scanner.isEmptyObject() else { throw Decline() }
         repeat {
@@ -196,38 +213,67 @@ struct WireJSONParser {
                 motionData = try scanner.null() ? nil : try scanner.string()
             } else if scanner.matches(key, "hangs") { try seen.insert(7); hangs = try hangList() }
             else if scanner.matches(key, "resources") { try seen.insert(8); resources = try scanner.null() ? nil : try resourceUsage() }
-            else if scanner.matches(key, "mainThreadHitches") {
-                try seen.insert(10)
-                mainThreadHitches = try scanner.null() ? nil : try mainThreadHitchFigures()
-            }
             else if scanner.matches(key, "motion") {
-                // A JSON report object is left to JSONDecoder; `null` means no motion.
+                // `null` means no motion; an object is read as `report` is.
                 try seen.insert(9)
                 hasMotion = true
-                guard try scanner.null() else { throw Decline() }
-            } else {
-                // `report` (a JSON object) and any member this version does not know.
+                motion = try scanner.null() ? nil : try jsonReport()
+            } else if scanner.matches(key, "mainThreadHitches") {
+                try seen.insert(10)
+                mainThreadHitches = try scanner.null() ? nil : try mainThreadHitchFigures()
+            } else if scanner.matches(key, "report") { try seen.insert(11); report = try jsonReport() }
+            else if scanner.matches(key, "id") { try seen.insert(12); id = try scanner.string() }
+            else if scanner.matches(key, "appVersion") { try seen.insert(13); appVersion = try scanner.string() }
+            else if scanner.matches(key, "build") { try seen.insert(14); build = try scanner.string() }
+            else if scanner.matches(key, "osVersion") { try seen.insert(15); osVersion = try scanner.string() }
+            else if scanner.matches(key, "stack") { try seen.insert(16); stack = try scanner.null() ? nil : try hangStack() }
+            else {
+                // Any member this version does not know.
                 throw Decline()
             }
         } while try scanner.nextMember()
-        // A fatal hang is JSONDecoder's (``WireBatch/LossyEvent``), whatever members it has.
-        guard let kind, kind != "fatalHang", let screen, let startedAt, let duration, let context, let reportData, let hangs else { throw Decline() }
-        let report: FrameReport
-        switch ScreenVisitEvent.deviceReport(base64: reportData, field: "reportData") {
-        case let .success(decoded): report = decoded
-        case let .failure(error): return WireBatch.LossyEvent(refusing: index, "reportData", message: error.message)
+        guard let kind, let screen, let startedAt, let duration, let context else { throw Decline() }
+        if kind == "fatalHang" {
+            // JSONDecoder ignores a visit's members in a fatal hang; this path declines them.
+            guard seen.bits & visitMembers == 0, let id, let appVersion, let build, let osVersion else { throw Decline() }
+            return WireBatch.LossyEvent(fatalHang: FatalHangEvent(id: id, screen: screen, startedAt: startedAt, duration: duration,
+                                                                  appVersion: appVersion, build: build, osVersion: osVersion,
+                                                                  context: context, stack: stack))
         }
-        var motion: FrameReport?
+        guard seen.bits & fatalMembers == 0, let hangs else { throw Decline() }
+        if report == nil {
+            guard let reportData else { throw Decline() }
+            switch ScreenVisitEvent.deviceReport(base64: reportData, field: "reportData") {
+            case let .success(decoded): report = decoded
+            case let .failure(error): return WireBatch.LossyEvent(refusing: index, "reportData", message: error.message)
+            }
+        }
         if !hasMotion, let motionData {
             switch ScreenVisitEvent.deviceReport(base64: motionData, field: "motionData") {
             case let .success(decoded): motion = decoded
             case let .failure(error): return WireBatch.LossyEvent(refusing: index, "motionData", message: error.message)
             }
         }
+        guard let report else { throw Decline() }
         var event = ScreenVisitEvent(screen: screen, startedAt: startedAt, duration: duration, context: context, report: report,
                                      motion: motion, hangs: hangs, resources: resources, mainThreadHitches: mainThreadHitches)
         event.kind = kind
         return WireBatch.LossyEvent(event)
+    }
+
+    /// A report sent as a JSON object (`report`, `motion`), decoded by `JSONDecoder` from
+    /// the object's own bytes: a few KiB, where the event around it may hold megabytes of
+    /// stacks. An object with a repeated member, or one `JSONDecoder` refuses, is declined,
+    /// so the event's error is `JSONDecoder`'s own.
+    private mutating func jsonReport() throws(Decline) -> FrameReport {
+        scanner.skipWhitespace()
+        guard scanner.peek() == UInt8(ascii: "{") else { throw Decline() }
+        let start = scanner.index
+        try scanner.skipValue()
+        let slice = UnsafeRawBufferPointer(rebasing: scanner.bytes[start..<scanner.index])
+        guard JSONScanner.repeatedMembers(in: slice)?.isEmpty == true,
+              let report = try? JSONDecoder().decode(FrameReport.self, from: Data(slice)) else { throw Decline() }
+        return report
     }
 
     /// `{"network", "lowPowerMode", "thermalState", "tags"}`.
@@ -315,7 +361,7 @@ struct WireJSONParser {
                 } else if scanner.matches(key, "frames") {
                     try seen.insert(1)
                     frames = try array { (parser: inout WireJSONParser) throws(Decline) in
-                        let pair = try parser.array { (parser: inout WireJSONParser) throws(Decline) in try parser.scanner.integer() }
+                        let pair = try parser.integers()
                         guard pair.count == 2, pair[1] >= 0 else { throw Decline() }
                         return HangStack.Frame(image: pair[0], offset: UInt64(pair[1]))
                     }
@@ -361,12 +407,24 @@ struct WireJSONParser {
                 if scanner.matches(key, "at") { try seen.insert(0); at = try scanner.double() }
                 else if scanner.matches(key, "frames") {
                     try seen.insert(1)
-                    frames = try array { (parser: inout WireJSONParser) throws(Decline) in try parser.scanner.integer() }
+                    frames = try integers()
                 } else { throw Decline() }
             } while try scanner.nextMember()
         }
         guard let at, let frames else { throw Decline() }
         return HangStack.Sample(at: at, frames: frames)
+    }
+
+    /// A JSON array of integers (a sample's frame indices, a frame's pair): read in a plain
+    /// loop, not through ``array(_:)``'s closure, since a visit may hold 32 × 50 × 256 of them.
+    private mutating func integers() throws(Decline) -> [Int] {
+        var elements: [Int] = []
+        try scanner.beginArray()
+        if scanner.isEmptyArray() { return elements }
+        repeat {
+            elements.append(try scanner.integer())
+        } while try scanner.nextElement()
+        return elements
     }
 
     /// A JSON array, each element read by `element`.
@@ -437,11 +495,11 @@ struct WireJSONParser {
 
     /// The keys of one object already read, by position in its list of known keys.
     private struct Seen {
-        private var bits: UInt16 = 0
+        private(set) var bits: UInt32 = 0
 
-        /// Records key `position`; a second time means a duplicated key, declined.
+        /// Records key `position` (0–31); a second time means a duplicated key, declined.
         mutating func insert(_ position: Int) throws(Decline) {
-            let bit: UInt16 = 1 << position
+            let bit: UInt32 = 1 << position
             guard bits & bit == 0 else { throw Decline() }
             bits |= bit
         }
@@ -449,6 +507,11 @@ struct WireJSONParser {
 }
 
 extension WireBatch.LossyEvent {
+    /// A fatal hang that decoded.
+    init(fatalHang: FatalHangEvent) {
+        result = .success(.fatalHang(fatalHang))
+    }
+
     /// The rejection `JSONDecoder` gives event `index` for its member `key`: a
     /// `dataCorrupted` error at `events[index].key` saying `message`.
     init(refusing index: Int, _ key: String, message: String) {

@@ -142,6 +142,26 @@ public struct IngestBatch: Sendable {
     /// The symbol tables of the app images the stacks name, by image id, where uploaded:
     /// hang signatures are then chosen per function (``HangSummary``).
     public var symbolTables: [String: SymbolTableBlob] = [:]
+    /// Each hang's summary, computed before the write transaction (``summarizeHangs()``):
+    /// per event of ``events``, per hang, `nil` for a hang without a stack or an idle one;
+    /// `nil` until computed, when the stores compute them as they write (``IngestPlan/Batch/hangRows``).
+    public var visitHangSummaries: [[HangSummary?]]?
+    /// Each fatal hang's summary (``fatalHangs``, in order), computed with ``visitHangSummaries``.
+    public var fatalHangSummaries: [HangSummary]?
+
+    /// Computes every hang's summary (``HangSummary``, O(samples × depth) each, up to 32
+    /// stacks of 50 × 256 frames a visit) with ``symbolTables``, so that the store's write
+    /// transaction, which every other request's batch waits for, does not (issue 43, item 1).
+    public mutating func summarizeHangs() {
+        let tables = symbolTables
+        visitHangSummaries = events.map { entry in
+            entry.event.hangs.map { hang in
+                guard hang.idle != true, let stack = hang.stack else { return nil }
+                return HangSummary(stack, symbols: tables)
+            }
+        }
+        fatalHangSummaries = fatalHangs.map { entry in entry.event.stack.map { HangSummary($0, symbols: tables) } ?? .withoutStack }
+    }
 
     /// The ids of the app's images that the batch's hang stacks name.
     public var stackedAppImageIDs: Set<String> {
