@@ -2,23 +2,40 @@ import Foundation
 import FramescopeCore
 import GRDB
 
-/// Hangs (migration v15): rows written with their visits, read as groups by signature.
+/// Hangs (migrations v15, v18): rows written with their visits, read as groups by signature.
+/// A row refers to its tags (`tags_id`, a `hang_tags` row: each distinct tags object of an
+/// app stored once) and keeps `''` in its own `tags`.
 extension SQLiteStore {
-    /// Inserts `rows` for `app`; a key already stored for the app is skipped.
+    /// Inserts `rows` for `app`; a key already stored for the app is skipped. Each distinct
+    /// tags object among them is looked up (or added) once in `hang_tags`, so a visit's 32
+    /// hangs store its tags once, not 32 times.
     static func insertHangs(_ rows: [HangRow], app: String, _ db: Database) throws {
         guard !rows.isEmpty else { return }
         let columns = keyColumns.joined(separator: ", ")
         let placeholders = keyColumns.map { _ in "?" }.joined(separator: ", ")
         let insert = try db.cachedStatement(sql: """
-            INSERT OR IGNORE INTO hangs (app_id, hang_key, started_at, \(columns), tags, duration, fatal, source, signature,
+            INSERT OR IGNORE INTO hangs (app_id, hang_key, started_at, \(columns), tags, tags_id, duration, fatal, source, signature,
                                          dominant_image_id, dominant_image, dominant_offset, samples, stack)
-            VALUES (?, ?, ?, \(placeholders), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?, ?, ?, \(placeholders), '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
+        let addTags = try db.cachedStatement(sql: "INSERT INTO hang_tags (app_id, tags) VALUES (?, ?) ON CONFLICT (app_id, tags) DO NOTHING")
+        let findTags = try db.cachedStatement(sql: "SELECT id FROM hang_tags WHERE app_id = ? AND tags = ?")
+        var tagIDs: [String: Int64] = [:]
         for row in rows {
+            let tags = row.storedTags
+            let tagsID: Int64
+            if let known = tagIDs[tags] { tagsID = known } else {
+                try addTags.execute(arguments: [app, tags])
+                guard let found = try Int64.fetchOne(findTags, arguments: [app, tags]) else {
+                    throw DatabaseError(resultCode: .SQLITE_INTERNAL, message: "hang_tags: the row just added for a tags object was not found")
+                }
+                tagIDs[tags] = found
+                tagsID = found
+            }
             var arguments: StatementArguments = [app, row.key, row.startedAt]
             arguments += storedValues(row.dimensionValues)
             let dominant = row.summary.dominant
-            arguments += [row.storedTags, row.duration, row.fatal, row.source.rawValue, row.summary.signature,
+            arguments += [tagsID, row.duration, row.fatal, row.source.rawValue, row.summary.signature,
                           dominant?.imageId, dominant?.image, dominant.map { Int64(bitPattern: $0.lookupOffset) },
                           row.summary.samples, row.storedStack]
             try insert.execute(arguments: arguments)
@@ -34,9 +51,11 @@ extension SQLiteStore {
             sql += " AND \(dimension.storeColumn) = ?"
             arguments += [storedValue(value, of: dimension)]
         }
-        // Keys and values are bound, never spliced: json_each lists the tags object's members.
+        // Keys and values are bound, never spliced: json_each lists the members of the tags
+        // object the hang refers to (its `hang_tags` row, by primary key).
         for (key, value) in query.tags.sorted(by: { $0.key < $1.key }) {
-            sql += " AND EXISTS (SELECT 1 FROM json_each(tags) WHERE json_each.key = ? AND json_each.value = ? AND json_each.type = 'text')"
+            sql += " AND EXISTS (SELECT 1 FROM hang_tags, json_each(hang_tags.tags) WHERE hang_tags.id = hangs.tags_id"
+                + " AND json_each.key = ? AND json_each.value = ? AND json_each.type = 'text')"
             arguments += [key, value]
         }
         return (sql, arguments)
@@ -130,11 +149,21 @@ extension SQLiteStore {
         }
     }
 
+    /// Deletes up to `limit` hangs that started before `cutoff` (Unix seconds), oldest first,
+    /// then the tags objects (`hang_tags`) those hangs referred to that no hang refers to any
+    /// more (by the `tags_id` index). Returns the hangs deleted.
     public func deleteHangs(startedBefore cutoff: Double, limit: Int) async throws -> Int {
         try await database.write { db in
-            try db.execute(sql: "DELETE FROM hangs WHERE id IN (SELECT id FROM hangs WHERE started_at < ? ORDER BY started_at LIMIT ?)",
-                           arguments: [cutoff, limit])
-            return db.changesCount
+            let old = "SELECT id FROM hangs WHERE started_at < ? ORDER BY started_at LIMIT ?"
+            let tagIDs = try Int64.fetchAll(db, sql: "SELECT DISTINCT tags_id FROM hangs WHERE id IN (\(old)) AND tags_id IS NOT NULL",
+                                            arguments: [cutoff, limit])
+            try db.execute(sql: "DELETE FROM hangs WHERE id IN (\(old))", arguments: [cutoff, limit])
+            let deleted = db.changesCount
+            let orphan = try db.cachedStatement(sql: """
+                DELETE FROM hang_tags WHERE id = ? AND NOT EXISTS (SELECT 1 FROM hangs INDEXED BY hangs_by_tags WHERE tags_id = ?)
+                """)
+            for id in tagIDs { try orphan.execute(arguments: [id, id]) }
+            return deleted
         }
     }
 }

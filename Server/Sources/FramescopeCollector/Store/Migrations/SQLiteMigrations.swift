@@ -338,6 +338,10 @@ extension SQLiteStore {
             // Frozen SQL of its own (Migrations/MigrationV17.swift).
             try MigrationV17.run(db)
         }
+        migrator.registerMigration(MigrationV18.name) { db in
+            // Frozen SQL of its own (Migrations/MigrationV18.swift).
+            try MigrationV18.run(db)
+        }
         return migrator
     }
 }

@@ -1,0 +1,140 @@
+import CompressNIO
+import Foundation
+@testable import FramescopeCollector
+import FramescopeCore
+import GRDB
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+/// Bytes a store keeps per byte a device sends, for the most hang rows a legal body can make
+/// (issue 43, item 3): every visit with its 32 stacked hangs and its 16 longest tags. Before
+/// migration v18 each hang row copied the visit's tags and filled a 4 KiB page alone: this
+/// body grew SQLite by 355 bytes a byte sent (583 MB for 1.64 MB); with the tags stored once
+/// per app and tags object, 82 (134 MB).
+@Suite("Hang disk amplification")
+struct HangDiskAmplificationTests {
+    static let now = ISO8601.parse("2026-11-20T12:00:00Z")!
+
+    /// The bound on bytes stored per byte received (gzip as sent), raw events, hang rows
+    /// and their indexes together (docs/security.md): 100, the SQLite store's 82 measured
+    /// here with room for page fill. The issue's 50 needs the visit's dimension values and
+    /// key out of the hang row as well (not done yet).
+    static let bound = 100.0
+
+    /// A hostile but legal batch of `visits` visits: screens of 128 bytes, 16 tags of 64-byte
+    /// keys and values, and 32 hangs each with the smallest stack (one image, one frame, one
+    /// sample), all alike but for the visit's start, so that gzip squeezes the body as far
+    /// as it goes and each byte sent makes as many hang rows as it can.
+    static func hostileBatch(id: String, visits: Int) -> EventBatch {
+        let image = HangStack.Image(id: "73d406b3246a378bbefc16429a4d8133", name: "Shop", size: 1 << 20, app: true)
+        let stack = HangStack(images: [image], frames: [HangStack.Frame(image: 0, offset: 0x215c)],
+                              samples: [HangStack.Sample(at: 0, frames: [0])])
+        let tags = Dictionary(uniqueKeysWithValues: (0..<VisitContext.maximumTags).map { index in
+            (String(format: "k%02d", index) + String(repeating: "k", count: VisitContext.maximumTagLength - 3),
+             String(repeating: "v", count: VisitContext.maximumTagLength))
+        })
+        let screen = String(repeating: "S", count: 128)
+        var batch = makeBatch(id: id, screen: screen, count: visits, start: now - 3 * 86_400)
+        let first = batch.events[0]
+        for index in batch.events.indices {
+            batch.events[index].report = first.report
+            batch.events[index].motion = first.motion
+            batch.events[index].duration = first.duration
+            batch.events[index].startedAt = ISO8601.format(unixSeconds: now - 3 * 86_400 + Double(index) * 7)
+            batch.events[index].context.tags = tags
+            batch.events[index].hangs = (0..<HangStack.maximumStackedHangsPerVisit).map { hang in
+                HangRecord(offset: Double(hang) * 0.18, duration: 0.15, stack: stack)
+            }
+        }
+        return batch
+    }
+
+    /// The store file's size in bytes: its pages times the page size.
+    static func storedBytes(_ store: SQLiteStore) async throws -> Int {
+        try await store.database.read { db in
+            let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+            let size = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 0
+            return pages * size
+        }
+    }
+
+    @Test("A gzip body of visits with 32 stacked hangs and 16 long tags each grows SQLite by under 100 bytes a byte sent")
+    func sqlite() async throws {
+        let temporary = try TemporaryStore()
+        let shop = try await temporary.store.createApp(name: "Shop", id: nil)
+        var limits = IngestLimits()
+        limits.maximumBodyBytes = 4 << 20
+        let router = Collector(store: temporary.store, limits: limits, pace: BodyPace(grace: 3_600, maximumSeconds: 3_600),
+                               clock: { Self.now }, adminToken: "admin-token-for-tests-0123456789").router
+        let app = Application(router: router)
+        let before = try await Self.storedBytes(temporary.store)
+        let sent = try await app.test(.router) { client in
+            var sent = 0
+            for round in 0..<4 {
+                var plain = ByteBuffer(data: try jsonData(Self.hostileBatch(id: "hostile-\(round)", visits: 1000)))
+                let zipped = try plain.compress(with: .gzip())
+                sent += zipped.readableBytes
+                let headers: HTTPFields = [.authorization: "Bearer \(shop.ingestKey)", .contentEncoding: "gzip"]
+                let response = try await client.execute(uri: "/v1/events", method: .post, headers: headers, body: zipped)
+                #expect(response.status == .accepted, "\(String(buffer: response.body))")
+            }
+            return sent
+        }
+        #expect(try await temporary.store.hangCount(app: "shop") == 4 * 1000 * 32)
+        let grown = try await Self.storedBytes(temporary.store) - before
+        let ratio = Double(grown) / Double(sent)
+        print("hang disk amplification, SQLite: \(sent) bytes sent (gzip), store grew \(grown) bytes: \(ratio)×")
+        #expect(ratio < Self.bound, "\(grown) bytes stored for \(sent) sent")
+    }
+
+    @Test("Migration v18 moves each hang's tags into one hang_tags row per app and tags object; filters and retention read them")
+    func migration() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("framescope-v18-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("collector.sqlite").path
+        // Hangs as v17 stored them: each row with its visit's tags.
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try SQLiteStore.migrator.migrate(queue, upTo: MigrationV17.name)
+            let stack = HangRow(key: "", startedAt: 0, dimensionValues: [], tags: [:], duration: 0, fatal: false, source: .sdk,
+                                summary: HangSummary(HangStackFixtures.stack(site: 0x215c)))
+            try await queue.write { db in
+                for (app, key, tags, start) in [("shop", "a", #"{"plan":"pro"}"#, 100.0), ("shop", "b", #"{"plan":"pro"}"#, 200.0),
+                                                ("shop", "c", #"{"plan":"free"}"#, 300.0), ("other", "a", #"{"plan":"pro"}"#, 400.0)] {
+                    try db.execute(sql: """
+                        INSERT INTO hangs (app_id, hang_key, started_at, screen, app_version, os_version, device_model, network, low_power,
+                                           thermal_state, max_refresh_rate, tags, duration, fatal, source, signature, dominant_image_id,
+                                           dominant_image, dominant_offset, samples, stack)
+                        VALUES (?, ?, ?, 'Feed', '3.1.0', '18.1', 'iPhone14,5', 'wifi', 0, 'nominal', '60', ?, 0.5, 0, 'sdk', ?, ?, 'Shop', ?, 5, ?)
+                        """, arguments: [app, key, start, tags, stack.summary.signature, stack.summary.dominant?.imageId,
+                                         stack.summary.dominant.map { Int64(bitPattern: $0.lookupOffset) }, stack.storedStack])
+                }
+            }
+        }
+        let store = try SQLiteStore(path: path)
+        let (objects, copies) = try await store.database.read { db in
+            (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM hang_tags") ?? -1,
+             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM hangs WHERE tags != '' OR tags_id IS NULL") ?? -1)
+        }
+        #expect(objects == 3, "shop's two tags objects and other's one")
+        #expect(copies == 0, "no hang keeps a copy of its tags")
+        var query = EventQuery(screens: ScreenQuery(from: 0, to: 1_000))
+        #expect(try await store.hangGroups(app: "shop", query: query, source: .sdk, limit: 10).map(\.hangs) == [3])
+        query.tags = ["plan": "pro"]
+        #expect(try await store.hangGroups(app: "shop", query: query, source: .sdk, limit: 10).map(\.hangs) == [2])
+        query.tags = ["plan": "free"]
+        #expect(try await store.hangGroups(app: "shop", query: query, source: .sdk, limit: 10).map(\.hangs) == [1])
+        #expect(try await store.hangGroups(app: "other", query: query, source: .sdk, limit: 10).isEmpty)
+
+        // Retention: a tags object goes with the last hang that refers to it.
+        #expect(try await store.deleteHangs(startedBefore: 250, limit: 100) == 2)
+        let left = try await store.database.read { db in try String.fetchAll(db, sql: "SELECT app_id || ' ' || tags FROM hang_tags ORDER BY app_id, tags") }
+        #expect(left == [#"other {"plan":"pro"}"#, #"shop {"plan":"free"}"#])
+        #expect(try await store.deleteHangs(startedBefore: 1_000, limit: 100) == 2)
+        #expect(try await store.database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM hang_tags") } == 0)
+    }
+}
