@@ -1,6 +1,8 @@
 import CompressNIO
 import Foundation
 @testable import FramescopeCollector
+import FramescopeClickHouse
+import FramescopeClickHouseTesting
 import FramescopeCore
 import GRDB
 import HTTPTypes
@@ -61,17 +63,15 @@ struct HangDiskAmplificationTests {
         }
     }
 
-    @Test("A gzip body of visits with 32 stacked hangs and 16 long tags each grows SQLite by under 100 bytes a byte sent")
-    func sqlite() async throws {
-        let temporary = try TemporaryStore()
-        let shop = try await temporary.store.createApp(name: "Shop", id: nil)
+    /// Posts four hostile bodies (``hostileBatch(id:visits:)``, 1,000 visits each) gzipped
+    /// through the ingest route to `store`; returns the bytes sent.
+    static func postHostileBodies(to store: any CollectorStore) async throws -> Int {
+        let shop = try await store.createApp(name: "Shop", id: nil)
         var limits = IngestLimits()
         limits.maximumBodyBytes = 4 << 20
-        let router = Collector(store: temporary.store, limits: limits, pace: BodyPace(grace: 3_600, maximumSeconds: 3_600),
+        let router = Collector(store: store, limits: limits, pace: BodyPace(grace: 3_600, maximumSeconds: 3_600),
                                clock: { Self.now }, adminToken: "admin-token-for-tests-0123456789").router
-        let app = Application(router: router)
-        let before = try await Self.storedBytes(temporary.store)
-        let sent = try await app.test(.router) { client in
+        let sent = try await Application(router: router).test(.router) { client in
             var sent = 0
             for round in 0..<4 {
                 var plain = ByteBuffer(data: try jsonData(Self.hostileBatch(id: "hostile-\(round)", visits: 1000)))
@@ -83,11 +83,44 @@ struct HangDiskAmplificationTests {
             }
             return sent
         }
-        #expect(try await temporary.store.hangCount(app: "shop") == 4 * 1000 * 32)
+        #expect(try await store.hangCount(app: "shop") == 4 * 1000 * 32)
+        return sent
+    }
+
+    @Test("A gzip body of visits with 32 stacked hangs and 16 long tags each grows SQLite by under 100 bytes a byte sent")
+    func sqlite() async throws {
+        let temporary = try TemporaryStore()
+        let before = try await Self.storedBytes(temporary.store)
+        let sent = try await Self.postHostileBodies(to: temporary.store)
         let grown = try await Self.storedBytes(temporary.store) - before
         let ratio = Double(grown) / Double(sent)
         print("hang disk amplification, SQLite: \(sent) bytes sent (gzip), store grew \(grown) bytes: \(ratio)×")
         #expect(ratio < Self.bound, "\(grown) bytes stored for \(sent) sent")
+    }
+
+    @Test("The same bodies grow ClickHouse (its active parts' bytes on disk) by under 100 bytes a byte sent")
+    func clickhouse() async throws {
+        let server = try await SharedClickHouse.shared.server()
+        let database = SharedClickHouse.freshDatabase()
+        let client = ClickHouseClient(location: server.location(database: database))
+        let store = try await ClickHouseStore(client: client)
+        func bytesOnDisk() async throws -> [String: Int] {
+            var tables: [String: Int] = [:]
+            for row in try await client.rows("""
+                SELECT table, sum(bytes_on_disk) FROM system.parts WHERE database = \(ClickHouseSQL.quote(database)) AND active GROUP BY table
+                """) where row.count == 2 {
+                tables[row[0]] = Int(row[1]) ?? 0
+            }
+            return tables
+        }
+        let before = try await bytesOnDisk().values.reduce(0, +)
+        let sent = try await Self.postHostileBodies(to: store)
+        let tables = try await bytesOnDisk()
+        let grown = tables.values.reduce(0, +) - before
+        let ratio = Double(grown) / Double(sent)
+        print("hang disk amplification, ClickHouse: \(sent) bytes sent (gzip), parts grew \(grown) bytes: \(ratio)×; hangs \(tables["hangs"] ?? 0), events \(tables["events"] ?? 0)")
+        #expect(ratio < Self.bound, "\(grown) bytes stored for \(sent) sent")
+        _ = server
     }
 
     @Test("Migration v18 moves each hang's tags into one hang_tags row per app and tags object; filters and retention read them")
