@@ -16,7 +16,7 @@ public struct DashboardPages: Sendable {
     /// The store: sessions and alerts; data is read through ``queries``.
     public let store: any Store
     /// The one door data is read through.
-    let queries: CollectorQueries
+    var queries: CollectorQueries
     let library: MustacheLibrary
     let css: String
     /// The dashboard's script, served as `/dashboard/dashboard.js` (never inline: the CSP allows no inline script).

@@ -75,8 +75,8 @@ struct BenchCompareCommand: ParsableCommand {
                     let cand = (0..<n).map { _ in Double.random(in: 0..<1, using: &generator) }
                     if let interval = ShiftInterval(baseline: base, candidate: cand, level: alpha, ranks: &ranks), !interval.excludesZero { covered += 1 }
                 }
-                line += "  \(Int(confidence * 100)) %: \(format(100 * exact)) % counted, "
-                    + "\(format(100 * Double(covered) / Double(trials))) % of \(trials) simulated"
+                line += "  \(Int(confidence * 100)) %: " + String(format: "%.4f", 100 * exact) + " % counted, "
+                    + String(format: "%.2f", 100 * Double(covered) / Double(trials)) + " % of \(trials) simulated"
             }
             print(line)
         }

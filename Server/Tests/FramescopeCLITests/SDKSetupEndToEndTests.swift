@@ -69,7 +69,9 @@ struct SDKSetupEndToEndTests {
         // Which rates they came at.
         let (ratesStatus, rates) = try await server.request("/v1/apps/shop/sample-rates", key: readKey)
         #expect(ratesStatus == 200)
-        let listed = try #require(JSONSerialization.jsonObject(with: rates) as? [String: [[String: Any]]])["sampleRates"] ?? []
+        let ratesObject = try #require(JSONSerialization.jsonObject(with: rates) as? [String: Any])
+        let listed = ratesObject["sampleRates"] as? [[String: Any]] ?? []
+        #expect(ratesObject["otherRates"] as? Int == 0, "\(ratesObject)")
         let byRate = Dictionary(uniqueKeysWithValues: listed.compactMap { entry in
             (entry["sampleRate"] as? Double).map { ($0, entry["visits"] as? Int ?? 0) }
         })
