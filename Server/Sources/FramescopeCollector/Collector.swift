@@ -38,13 +38,16 @@ public struct Collector {
     ///   - pace: How slowly an ingest body may arrive before it is refused with 408.
     ///   - clock: The current time, Unix seconds (tests fix it).
     ///   - adminToken: The token `/metrics` asks for; `nil` keeps `/metrics` closed (403).
+    ///   - hangsTimeLimit: How long a hang read may take, in seconds, before it is answered
+    ///     503 (`serve` passes ``HangsResponse/timeLimit``); nil: no bound.
     ///   - additionalRoutes: Adds more routes (the dashboard) before the 405 middleware.
     public init(store: any CollectorStore, limits: IngestLimits = IngestLimits(), metrics: CollectorMetrics = CollectorMetrics(),
                 pace: BodyPace = BodyPace(), clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }, adminToken: String? = nil,
-                additionalRoutes: (Router<CollectorRequestContext>) -> Void = { _ in }) {
+                hangsTimeLimit: Double? = nil, additionalRoutes: (Router<CollectorRequestContext>) -> Void = { _ in }) {
         self.store = store
         self.metrics = metrics
-        let queries = CollectorQueries(store: store)
+        var queries = CollectorQueries(store: store)
+        queries.hangsTimeLimit = hangsTimeLimit
         ingest = IngestService(store: store, limits: limits, metrics: metrics, clock: clock, pace: pace,
                                symbols: (queries.symbols, store))
         let router = Router(context: CollectorRequestContext.self)

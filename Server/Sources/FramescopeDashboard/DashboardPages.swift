@@ -22,10 +22,13 @@ public struct DashboardPages: Sendable {
     /// The dashboard's script, served as `/dashboard/dashboard.js` (never inline: the CSP allows no inline script).
     let script: String
 
-    /// Loads the templates, stylesheet and script from the module's resources.
-    public init(store: any Store) throws {
+    /// Loads the templates, stylesheet and script from the module's resources; hang reads
+    /// are bounded by `hangsTimeLimit` seconds (nil: no bound; `serve` passes
+    /// ``HangsResponse/timeLimit``).
+    public init(store: any Store, hangsTimeLimit: Double? = nil) throws {
         self.store = store
         queries = CollectorQueries(store: store)
+        queries.hangsTimeLimit = hangsTimeLimit
         guard let templates = Bundle.module.url(forResource: "templates", withExtension: nil),
               let cssURL = Bundle.module.url(forResource: "dashboard", withExtension: "css"),
               let jsURL = Bundle.module.url(forResource: "dashboard", withExtension: "js") else {

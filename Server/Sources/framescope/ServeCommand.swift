@@ -148,7 +148,7 @@ struct ServeCommand: AsyncParsableCommand {
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         let dashboard: DashboardPages
         do {
-            dashboard = try DashboardPages(store: store)
+            dashboard = try DashboardPages(store: store, hangsTimeLimit: HangsResponse.timeLimit)
         } catch {
             throw CLIFailure(exitCode: CLIFailure.ioError, message: "cannot load the dashboard: \(error)")
         }
@@ -167,7 +167,7 @@ struct ServeCommand: AsyncParsableCommand {
         var limits = IngestLimits()
         limits.requestsPerSecond = rateLimit
         limits.burst = 2 * rateLimit
-        let collector = Collector(store: store, limits: limits, adminToken: adminToken, additionalRoutes: { router in
+        let collector = Collector(store: store, limits: limits, adminToken: adminToken, hangsTimeLimit: HangsResponse.timeLimit, additionalRoutes: { router in
             DashboardRoutes(pages: dashboard, trustProxy: trustProxy).register(on: router)
         })
         let descriptors = ConnectionLimits.descriptorLimit()

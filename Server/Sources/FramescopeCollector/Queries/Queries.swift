@@ -167,10 +167,11 @@ public struct CollectorQueries: Sendable {
     public var confidence = 0.95
     /// A change smaller than this fraction of the baseline is never called significant.
     public var minimumRelativeChange = 0.05
-    /// How long a hang read may take, in seconds, before it is cancelled and answered 503
-    /// (``HangsResponse/timeLimit`` by default; tests that are not about the bound raise it,
-    /// since a starved test run can wait longer than that for a thread).
-    public var hangsTimeLimit = HangsResponse.timeLimit
+    /// How long a hang read may take, in seconds, before it is cancelled and answered 503;
+    /// nil: no bound. A serving policy: `framescope serve` sets ``HangsResponse/timeLimit``
+    /// (through ``Collector`` and the dashboard); the library leaves reads unbounded, since a
+    /// starved test run can wait longer than that for a thread.
+    public var hangsTimeLimit: Double?
 
     /// Queries over `store`.
     public init(store: any Store) {
@@ -189,7 +190,7 @@ public struct CollectorQueries: Sendable {
     /// with `Retry-After`, never a request that holds the store for minutes.
     public func hangs(app: String, query: EventQuery, limit: Int) async throws -> HangsResponse {
         let store = store, symbols = symbols
-        return try await Self.within(seconds: hangsTimeLimit) {
+        let read: @Sendable () async throws -> HangsResponse = {
             let uploaded = try await symbols.uploadedImages(app: app, store: store)
             let mergeable = Set(uploaded.keys)
             async let sdk = store.hangGroups(app: app, query: query, source: .sdk, limit: limit, mergeable: mergeable)
@@ -198,6 +199,8 @@ public struct CollectorQueries: Sendable {
             let tables = try await symbols.tables(app: app, ids: HangGroup.imageIds(sdkGroups + metricKitGroups), store: store)
             return HangsResponse(sdk: sdkGroups, metricKit: metricKitGroups, tables: tables, uploadedNames: uploaded, limit: limit)
         }
+        guard let hangsTimeLimit else { return try await read() }
+        return try await Self.within(seconds: hangsTimeLimit, read)
     }
 
     /// `work`'s answer, or 503 `store_unavailable` (`Retry-After` the limit) once `seconds`
