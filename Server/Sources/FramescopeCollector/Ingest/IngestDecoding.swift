@@ -62,8 +62,9 @@ extension Array where Element == JSONPathComponent {
     }
 }
 
-/// A coding key made from a path component.
-private struct PathKey: CodingKey {
+/// A coding key made from a path component (also the path of a rejection the wire decoder
+/// makes as `JSONDecoder` would).
+struct PathKey: CodingKey {
     var stringValue: String
     var intValue: Int?
 

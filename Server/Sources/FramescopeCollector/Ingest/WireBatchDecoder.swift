@@ -515,22 +515,7 @@ extension WireBatch.LossyEvent {
     /// The rejection `JSONDecoder` gives event `index` for its member `key`: a
     /// `dataCorrupted` error at `events[index].key` saying `message`.
     init(refusing index: Int, _ key: String, message: String) {
-        let path: [any CodingKey] = [EventPathKey(stringValue: "events"), EventPathKey(intValue: index), EventPathKey(stringValue: key)]
+        let path: [any CodingKey] = [PathKey(stringValue: "events"), PathKey(intValue: index), PathKey(stringValue: key)]
         result = .failure(.dataCorrupted(DecodingError.Context(codingPath: path, debugDescription: message)))
-    }
-}
-
-/// A coding key of a rejection's path made by ``WireJSONParser``.
-private struct EventPathKey: CodingKey {
-    var stringValue: String
-    var intValue: Int?
-
-    init(stringValue: String) {
-        self.stringValue = stringValue
-    }
-
-    init(intValue: Int) {
-        stringValue = "\(intValue)"
-        self.intValue = intValue
     }
 }
