@@ -16,7 +16,7 @@ public struct DashboardPages: Sendable {
     /// The store: sessions and alerts; data is read through ``queries``.
     public let store: any Store
     /// The one door data is read through.
-    var queries: CollectorQueries
+    let queries: CollectorQueries
     let library: MustacheLibrary
     let css: String
     /// The dashboard's script, served as `/dashboard/dashboard.js` (never inline: the CSP allows no inline script).
@@ -27,8 +27,9 @@ public struct DashboardPages: Sendable {
     /// ``HangsResponse/timeLimit``).
     public init(store: any Store, hangsTimeLimit: Double? = nil) throws {
         self.store = store
-        queries = CollectorQueries(store: store)
+        var queries = CollectorQueries(store: store)
         queries.hangsTimeLimit = hangsTimeLimit
+        self.queries = queries
         guard let templates = Bundle.module.url(forResource: "templates", withExtension: nil),
               let cssURL = Bundle.module.url(forResource: "dashboard", withExtension: "css"),
               let jsURL = Bundle.module.url(forResource: "dashboard", withExtension: "js") else {

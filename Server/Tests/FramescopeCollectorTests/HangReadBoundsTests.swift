@@ -10,18 +10,6 @@ import Testing
 @Suite("Hang reads: bounded, robust to one hang")
 struct HangReadBoundsTests {
     typealias Kind = StoreContractTests.Kind
-
-    /// The reads' time bound in these tests, which are not about it: the whole parallel run
-    /// on two cores once kept a one-hang read waiting for a thread past the 25 s of
-    /// ``HangsResponse/timeLimit`` (the bound itself is tested with `within(seconds:)`).
-    static let generousTimeLimit = 600.0
-
-    /// Queries over `store` with ``generousTimeLimit``.
-    static func queries(_ store: any CollectorQueries.Store) -> CollectorQueries {
-        var queries = CollectorQueries(store: store)
-        queries.hangsTimeLimit = generousTimeLimit
-        return queries
-    }
     static let now = StoreContractTests.now
     static let appId = HangStackFixtures.appImage.id
 
@@ -76,11 +64,11 @@ struct HangReadBoundsTests {
     @Test("The hangs door asks the store for limit groups, and marks as mergeable exactly the images with uploaded symbols")
     func doorPassesLimit() async throws {
         let spy = HangReadSpy(uploaded: [])
-        _ = try await Self.queries(spy).hangs(app: "shop", query: Self.all, limit: 3)
+        _ = try await CollectorQueries(store: spy).hangs(app: "shop", query: Self.all, limit: 3)
         #expect(await spy.calls.sorted { $0.source.rawValue < $1.source.rawValue }.map { "\($0.source.rawValue) \($0.limit) \($0.mergeable.count)" }
                 == ["metrickit 3 0", "sdk 3 0"], "not the 1,000 read before issue 43")
         let withSymbols = HangReadSpy(uploaded: [SymbolImageRecord(id: Self.appId, name: "Shop", arch: "arm64", symbols: 3, uploadedAt: "")])
-        _ = try await Self.queries(withSymbols).hangs(app: "shop", query: Self.all, limit: 1)
+        _ = try await CollectorQueries(store: withSymbols).hangs(app: "shop", query: Self.all, limit: 1)
         #expect(await withSymbols.calls.allSatisfy { $0.limit == 1 && $0.mergeable == [Self.appId] })
     }
 
@@ -125,11 +113,10 @@ struct HangReadBoundsTests {
         _ = try await store.createApp(name: "Shop", id: "shop")
         // The hostile hang alone: its group shows its stack and name, marked as the device's.
         _ = try await store.ingest([Self.hostile(site: 0x215c, start: Self.now - 3600)])
-        let queries = Self.queries(store)
+        let queries = CollectorQueries(store: store)
         let unverified = try #require(try await queries.hangs(app: "shop", query: Self.all, limit: 10).groups.first?.dominant)
         #expect(unverified.image == "Call-support-at-evil.example" && !unverified.imageVerified)
-        var pages = try DashboardPages(store: store)
-        pages.queries.hangsTimeLimit = Self.generousTimeLimit
+        let pages = try DashboardPages(store: store)
         let page = try await pages.hangs(app: "shop", filters: DashboardFilters(parameters: ["days": "3"]), now: Self.now)
         #expect(page.contains("in “Call-support-at-evil.example”, a name devices sent (73d406b3…)"))
         #expect(!page.contains("in Call-support-at-evil.example"))
@@ -137,7 +124,7 @@ struct HangReadBoundsTests {
 
         // Symbols uploaded for the image: their name is shown, verified, in place of the device's.
         try await store.storeSymbols(app: "shop", images: [SymbolUploadTests.image], now: Self.now)
-        let answer = try await Self.queries(store).hangs(app: "shop", query: Self.all, limit: 10)
+        let answer = try await CollectorQueries(store: store).hangs(app: "shop", query: Self.all, limit: 10)
         let verified = try #require(answer.groups.first?.dominant)
         #expect(verified.image == SymbolUploadTests.image.name && verified.imageVerified)
         #expect(answer.groups.first?.stack.filter { $0.imageId == Self.appId }.allSatisfy { $0.image == SymbolUploadTests.image.name } == true)
