@@ -32,7 +32,7 @@ extension DeliveryQueue {
     }
 
     /// Reads a 2xx body as the collector's answer naming `batchId`, or nil.
-    static func answerReader(batchId: String) -> (Data) -> Answer? {
+    static func answerReader(batchId: String) -> @Sendable (Data) -> Answer? {
         { body in
             guard let answer = try? JSONDecoder().decode(Answer.self, from: body), answer.batchId == batchId else { return nil }
             return answer
@@ -49,13 +49,13 @@ extension DeliveryQueue {
         Verdict.parseRetryAfter(value, now: now)
     }
 
-    /// The batch to send next: the oldest of those that have failed fewer than
-    /// `attemptsBeforeMovingBack` times; when none has, the one with the fewest failures
-    /// (the oldest of those), so batches moved to the back take turns.
+    /// The batch to send next (``UploadStateMachine/nextIndex(attempts:movingBackAfter:)``):
+    /// the oldest of those that have failed fewer than `attemptsBeforeMovingBack` times; when
+    /// none has, the one with the fewest failures (the oldest of those), so batches moved to
+    /// the back take turns.
     static func nextBatch(in batches: [DiskQueue.Batch], movingBackAfter attemptsBeforeMovingBack: Int) -> DiskQueue.Batch? {
-        func place(_ batch: DiskQueue.Batch) -> (Int, Int) {
-            (batch.attempts >= attemptsBeforeMovingBack ? batch.attempts : 0, batch.first)
-        }
-        return batches.min { place($0) < place($1) }
+        let oldestFirst = batches.sorted { $0.first < $1.first }
+        return UploadStateMachine.nextIndex(attempts: oldestFirst.map(\.attempts), movingBackAfter: attemptsBeforeMovingBack)
+            .map { oldestFirst[$0] }
     }
 }

@@ -30,7 +30,7 @@ import Musl
 ///   deletes the oldest batches to get there.
 final class DiskQueue {
     /// A sealed batch on disk.
-    struct Batch: Hashable {
+    struct Batch: UploadEntry, Hashable {
         /// The file.
         var url: URL
         /// The batch id sent with it.
