@@ -10,6 +10,8 @@ extension RealThreadTests {
         static let configuration = HangWatchdog.Configuration(threshold: 0.25, checkInterval: 0.01, suspensionTolerance: 0.2)
         let queue = DispatchQueue(label: "test.busy")
 
+        // Real threads are the subject: the ping publishes the span on a real queue as the
+        // block ends (the rule alone is HangWatchdogPolicyTests' busy-span tests).
         @Test("A healthy queue has no busy span; a 100 ms block is one, ending when the block ends")
         func blockMakesSpan() throws {
             let watchdog = HangWatchdog(watching: queue, configuration: Self.configuration) { _ in }
@@ -27,6 +29,9 @@ extension RealThreadTests {
             #expect(span.overlaps(from: blockStart, to: blockEnd))
         }
 
+        // Real threads are the subject: real 12 ms blocks plus the real wakeup latency of the
+        // ping stay under the busy threshold (the rule alone is HangWatchdogPolicyTests'
+        // "Blocks of 12 ms between checks are no busy span").
         @Test("A block shorter than the busy threshold makes no span")
         func shortBlockNoSpan() {
             let watchdog = HangWatchdog(watching: queue, configuration: Self.configuration) { _ in }
@@ -40,6 +45,9 @@ extension RealThreadTests {
             #expect(watchdog.latestBusySpan == nil)
         }
 
+        // Real threads are the subject: the ping, running on a real queue right after the jump,
+        // races the checks and must read the words they published (the rule alone is
+        // HangWatchdogPolicyTests' "A stopped process …").
         @Test("A stopped process (the clock jumps 2 s while a ping waits) makes no busy span")
         func suspensionMakesNoSpan() {
             let clock = SteppableClock()

@@ -25,6 +25,9 @@ extension RealThreadTests {
             HangWatchdog(watching: queue, configuration: Self.configuration, clock: clock) { [log] in log.append($0) }
         }
 
+        // Real threads are the subject: a real 100 ms block, with the real wakeup latency of
+        // the ping and of the watchdog's thread, stays under the threshold (the decision
+        // alone is HangDetectorTests' "A healthy queue").
         @Test("A 100 ms block is no hang")
         func shortBlock() {
             let watchdog = makeWatchdog()
@@ -38,6 +41,8 @@ extension RealThreadTests {
             #expect(watchdog.statistics.checks > 10)  // it was checking all along
         }
 
+        // Real threads are the subject: the ping on a real queue measures a real block, its
+        // start and duration within the tolerance (the dating rule alone is HangDetectorTests').
         @Test("A 400 ms block is one hang of 400 ± 50 ms, begun after the threshold, dated from the block's start")
         func longBlock() throws {
             let watchdog = makeWatchdog()
@@ -60,6 +65,9 @@ extension RealThreadTests {
             #expect(abs(elapsed(from: blockStart, to: hang.start)) <= 0.05, "start off by \(elapsed(from: blockStart, to: hang.start)) s")
         }
 
+        // Real threads are the subject: `pause()` from another thread reaches the detector on
+        // the watchdog's thread while the queue is blocked (the decision alone is
+        // HangDetectorTests' "(d) A hang under way at pause ends at the pause, flagged").
         @Test("Pausing during a hang ends it at the pause; the paused time is no hang")
         func pauseDuringHang() {
             let watchdog = makeWatchdog()
@@ -86,6 +94,8 @@ extension RealThreadTests {
             }
         }
 
+        // Real threads are the subject: which thread the handler runs on, and a stop called
+        // from inside it.
         @Test("The handler runs off the watched queue and may stop the watchdog")
         func handlerThread() {
             let onWatchedQueue = Locked<[Bool]>([])

@@ -26,6 +26,8 @@ extension StackSamplerLinuxTests {
                             stackSampling: sampling, progress: progress) { log.append($0) }
     }
 
+    // Real threads are the subject: a real blocked thread sampled by signal while the watchdog
+    // reports progress (the progress cadence alone is HangWatchdogPolicyTests').
     @Test("A hang in a known function ends with that function's stack, every sample in it; not idle")
     func watchdogSamplesTheHang() throws {
         let queue = DispatchQueue(label: "test.stacks.read")
@@ -85,6 +87,8 @@ extension StackSamplerLinuxTests {
         #expect(statistics.sampledHangs == 1 && statistics.unsampledHangs == 0 && statistics.idleHangs == 0)
     }
 
+    // Real threads are the subject: a real run loop's wait classified idle from real samples
+    // (the withdrawal decision alone is HangWatchdogPolicyTests' idle tests).
     @Test("A thread parked in its run loop's wait is an idle hang: every sample idle, no busy span left")
     func parkedRunLoopIsIdle() throws {
         let queue = DispatchQueue(label: "test.stacks.parked")
