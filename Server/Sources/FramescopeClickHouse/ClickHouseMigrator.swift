@@ -92,6 +92,18 @@ public struct ClickHouseMigrator: Sendable {
                 """,
             ]
         },
+        Migration(version: 6, name: "symbol tables in chunks") { topology in
+            // One row per app, image and chunk of its symbol table (issue 43, item 7), each
+            // chunk a table of its own (FSY1) in base64; the image's `symbol_tables` row then
+            // holds the chunks' index (FSI1). The latest upload's chunk wins (ReplacingMergeTree
+            // by uploaded_at, read with FINAL); an upload with fewer chunks leaves the earlier
+            // ones past its index's end, never read. Small granules, since 18.16 has no
+            // adaptive granularity: a lookup reads 16 chunks' granule, not 8,192.
+            topology.table("symbol_chunks", columns: "app_id String, image_id String, chunk UInt32, symbols String, uploaded_at Float64",
+                           engine: "ReplacingMergeTree", engineArgument: "uploaded_at",
+                           clause: "ORDER BY (app_id, image_id, chunk) SETTINGS index_granularity = 16",
+                           shardKey: "cityHash64(app_id, image_id)")
+        },
     ]
 
     /// Version 2's statements, frozen: for each level a table of aggregate states and the

@@ -18,8 +18,10 @@ struct BenchSymbolsCommand: AsyncParsableCommand {
             Stores --images images of --symbols symbols in all (names of about 60 bytes) for \
             one app in an in-memory SQLite store, then asks a fresh symbol cache, as the ingest \
             does for each batch whose hang names the app's images, for the tables of every \
-            image and looks up one frame in each, --batches times after one warm-up. The floor, \
-            measured in the same run, asks for the first image alone. Prints wall and CPU \
+            image and looks up --frames frames in each (spread over the table, other ones each \
+            batch), --batches times after one warm-up. The floor, measured in the same run, \
+            asks for the first image alone. Past the cache's capacity a table stored in chunks \
+            costs the chunks its frames fall in (symbol_chunks). Prints wall and CPU \
             milliseconds per batch (CPU: the whole process, SQLite's threads included) and the \
             resident memory. Build with -c release for meaningful figures.
             """
@@ -34,6 +36,9 @@ struct BenchSymbolsCommand: AsyncParsableCommand {
     @Option(help: "Batches timed after the warm-up.")
     var batches: Int = 40
 
+    @Option(help: "Frames looked up in each image per batch.")
+    var frames: Int = 1
+
     @Option(help: ArgumentHelp("The cache's capacity in MiB; default: the collector's (SymbolCache.defaultCapacity).", valueName: "MiB"))
     var capacityMib: Int?
 
@@ -42,6 +47,7 @@ struct BenchSymbolsCommand: AsyncParsableCommand {
         if symbols < images { throw ValidationError("--symbols must be at least --images") }
         if symbols / images > 1_000_000 { throw ValidationError("--symbols may hold at most 1,000,000 per image") }
         if batches < 1 { throw ValidationError("--batches must be at least 1") }
+        if frames < 1 || frames > 10_000 { throw ValidationError("--frames must be 1–10,000") }
         if let capacityMib, capacityMib < 0 { throw ValidationError("--capacity-mib must be 0 or more") }
     }
 
@@ -62,20 +68,29 @@ struct BenchSymbolsCommand: AsyncParsableCommand {
             try await store.storeSymbols(app: app, images: [SymbolUpload.Image(id: id, name: "Shop\(image)", arch: "arm64", symbols: list)],
                                          now: Date().timeIntervalSince1970)
         }
-        print("symbols: \(perImage * images) in \(images) images (\(perImage) each); \(batches) batches after one warm-up; cache capacity \((capacityMib.map { $0 << 20 } ?? SymbolCache.defaultCapacity) >> 20) MiB")
+        print("symbols: \(perImage * images) in \(images) images (\(perImage) each); \(frames) frame(s) an image; \(batches) batches after one warm-up; cache capacity \((capacityMib.map { $0 << 20 } ?? SymbolCache.defaultCapacity) >> 20) MiB")
         print("case                                  wall p50    wall p90    CPU/batch   found  resident")
         for (label, wanted) in [("floor: first image only", Set(ids.prefix(1))), ("all \(images) images", Set(ids))] {
             let cache = SymbolCache(capacity: capacityMib.map { $0 << 20 } ?? SymbolCache.defaultCapacity)
             var walls: [Double] = []
             var found = 0
             let clock = ContinuousClock()
-            _ = try await cache.tables(app: app, ids: wanted, store: store)
+            // Batch `batch` looks up symbols batch·frames ..< (batch + 1)·frames, spread over the
+            // table by a stride coprime with its size, 8 bytes into each.
+            func offsets(_ batch: Int) -> Set<UInt64> {
+                Set((0..<frames).map { UInt64(((batch * frames + $0) * 7_919) % perImage) * 64 + 8 })
+            }
+            func lookups(_ batch: Int) -> [String: Set<UInt64>] { Dictionary(uniqueKeysWithValues: wanted.map { ($0, offsets(batch)) }) }
+            _ = try await cache.tables(app: app, lookups: lookups(batches), store: store)
             let cpuBefore = processCPUSeconds()
             for batch in 0..<batches {
                 var tables: [String: SymbolTableBlob] = [:]
+                let asked = lookups(batch)
                 let elapsed = try await clock.measure {
-                    tables = try await cache.tables(app: app, ids: wanted, store: store)
-                    for table in tables.values where table.name(at: UInt64(batch % perImage) * 64 + 8) != nil { found += 1 }
+                    tables = try await cache.tables(app: app, lookups: asked, store: store)
+                    for (id, table) in tables {
+                        for offset in asked[id] ?? [] where table.name(at: offset) != nil { found += 1 }
+                    }
                 }
                 walls.append(seconds(elapsed) * 1000)
             }

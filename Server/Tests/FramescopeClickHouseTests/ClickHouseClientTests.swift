@@ -145,7 +145,7 @@ struct ClickHouseMigratorTests {
         let levels = ["rollups_daily", "rollups_hourly", "rollups_screen_daily", "rollups_screen_hourly", "rollups_tag_daily", "rollups_tag_hourly"]
         var expectedTables: [String] = ["batches", "control", "dimension_values", "events", "hangs"]
         for level in levels { expectedTables += [level, level + "_mv"] }
-        expectedTables += ["sample_rates", "schema_migrations", "symbol_tables"]
+        expectedTables += ["sample_rates", "schema_migrations", "symbol_chunks", "symbol_tables"]
         #expect(tables == expectedTables)
         #expect(try await migrator.migrate() == [], "nothing applied twice")
         #expect(try await migrator.appliedVersions() == known)
@@ -213,7 +213,7 @@ struct ClickHouseMigratorTests {
             ('shop', 'b1', 3, \(day + 86_410), 'Feed', '{}'), ('shop', 'b2', 4, \(day + 7200), 'Chat', '{}'),
             ('other', 'b1', 5, \(day + 600), 'Feed', '{}')
             """)
-        #expect(try await ClickHouseMigrator(client: client).migrate() == [5])
+        #expect(try await ClickHouseMigrator(client: client).migrate() == [5, 6])
         let rows = "SELECT app_id, toString(day), toString(rate_ppm), batch_id, toString(visits) FROM sample_rates FINAL ORDER BY app_id, day, batch_id"
         let expected = [["other", "\(day)", "1000000", "b1", "1"], ["shop", "\(day)", "1000000", "b1", "2"],
                         ["shop", "\(day)", "1000000", "b2", "1"], ["shop", "\(day + 86_400)", "1000000", "b1", "1"]]

@@ -1,5 +1,6 @@
 import Foundation
 @testable import FramescopeCollector
+import FramescopeClickHouse
 import FramescopeCore
 import Testing
 
@@ -149,6 +150,73 @@ struct HangStoreContractTests {
         #expect(tables[other.id] == SymbolTableBlob(image.symbols))
         #expect(try await store.symbolTables(app: "other", ids: [image.id]).isEmpty)
         #expect(try await store.symbolImages(app: "other").isEmpty)
+        _ = keepAlive
+    }
+
+    @Test("Symbol tables are stored in chunks: the index and the chunks asked for read back, an upload with fewer chunks leaves none of the earlier", arguments: Kind.allCases)
+    func symbolChunks(_ kind: Kind) async throws {
+        let (store, keepAlive) = try await kind.make()
+        _ = try await store.createApp(name: "Shop", id: nil)
+        let symbols = (0..<600).map { SymbolUpload.Symbol(offset: 0x1000 + UInt64($0) * 0x40, size: 0x30, name: "function\($0)()") }
+        let chunkSymbols = SymbolTableIndex.defaultChunkSymbols
+        let (expected, ranges) = SymbolTableIndex.chunks(of: symbols)
+        #expect(ranges.count == 3, "600 symbols in chunks of \(chunkSymbols)")
+        let image = SymbolUpload.Image(id: SymbolUploadTests.image.id, name: "Shop", arch: "arm64", symbols: symbols)
+        try await store.storeSymbols(app: "shop", images: [image], now: Self.now - 60)
+        let indexes = try await store.symbolIndexes(app: "shop", ids: [image.id, "00000000000000000000000000000001"])
+        #expect(indexes == [image.id: expected])
+        let chunks = try await store.symbolChunks(app: "shop", id: image.id, chunks: [0, 2, 7])
+        #expect(chunks.keys.sorted() == [0, 2], "a chunk past the last is absent")
+        #expect(chunks[0] == SymbolTableBlob(symbols[ranges[0]]) && chunks[2] == SymbolTableBlob(symbols[ranges[2]]))
+        #expect(try await store.symbolTables(app: "shop", ids: [image.id])[image.id] == SymbolTableBlob(symbols), "read whole, joined")
+        #expect(try await store.symbolChunks(app: "other", id: image.id, chunks: [0]).isEmpty)
+        #expect(try await store.symbolIndexes(app: "other", ids: [image.id]).isEmpty)
+
+        // Uploaded again, smaller: one chunk, and the earlier second and third are gone.
+        var smaller = image
+        smaller.symbols = Array(symbols.prefix(10))
+        try await store.storeSymbols(app: "shop", images: [smaller], now: Self.now)
+        #expect(try await store.symbolIndexes(app: "shop", ids: [image.id])[image.id]?.chunkCount == 1)
+        let after = try await store.symbolChunks(app: "shop", id: image.id, chunks: [0, 1, 2])
+        #expect(after.keys.sorted() == [0] && after[0] == SymbolTableBlob(smaller.symbols))
+        #expect(try await store.symbolTables(app: "shop", ids: [image.id])[image.id] == SymbolTableBlob(smaller.symbols))
+
+        // An empty table is an index of no chunks.
+        smaller.symbols = []
+        try await store.storeSymbols(app: "shop", images: [smaller], now: Self.now + 1)
+        #expect(try await store.symbolIndexes(app: "shop", ids: [image.id])[image.id]?.chunkCount == 0)
+        #expect(try await store.symbolTables(app: "shop", ids: [image.id])[image.id]?.count == 0)
+        _ = keepAlive
+    }
+
+    @Test("A table stored whole (before the stores kept chunks) still reads whole, and has no index", arguments: Kind.allCases)
+    func symbolTableStoredWhole(_ kind: Kind) async throws {
+        let (store, keepAlive) = try await kind.make()
+        _ = try await store.createApp(name: "Shop", id: nil)
+        let image = SymbolUploadTests.image
+        let whole = SymbolTableBlob.bytes(of: image.symbols)
+        // The row as migration v16 (SQLite) and migration 4 (ClickHouse) stores wrote it.
+        if let sqlite = store as? SQLiteStore {
+            try await sqlite.database.write { db in
+                try db.execute(sql: "INSERT INTO symbol_tables (app_id, image_id, name, arch, symbols, count, uploaded_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                               arguments: ["shop", image.id, image.name, image.arch, Data(whole), image.symbols.count, Self.now])
+            }
+        } else if let clickhouse = store as? ClickHouseStore {
+            var row = RowBinaryWriter()
+            row.append("shop"); row.append(image.id); row.append(image.name); row.append(image.arch)
+            row.append(Base64.encode(whole)); row.append(UInt32(image.symbols.count)); row.append(Self.now)
+            try await clickhouse.client.insert(into: "symbol_tables", columns: ["app_id", "image_id", "name", "arch", "symbols", "count", "uploaded_at"], rows: row.bytes,
+                                                   settings: [("insert_distributed_sync", "1")])
+        } else {
+            Issue.record("a store this test does not know: \(type(of: store))")
+        }
+        #expect(try await store.symbolImages(app: "shop").map(\.id) == [image.id])
+        #expect(try await store.symbolIndexes(app: "shop", ids: [image.id]).isEmpty)
+        #expect(try await store.symbolTables(app: "shop", ids: [image.id])[image.id] == SymbolTableBlob(image.symbols))
+        // Through the cache, past its capacity: read whole, and named as before.
+        let cache = SymbolCache(capacity: 0)
+        let found = try await cache.tables(app: "shop", lookups: [image.id: [0x1010]], store: store)
+        #expect(found[image.id]?.name(at: 0x1010) == "naïve \"b\"(_:)")
         _ = keepAlive
     }
 

@@ -71,6 +71,75 @@ struct SymbolUploadTests {
         }
     }
 
+    @Test("The chunks' index is pinned (FSI1), and a table cut into chunks joins back into the same table")
+    func indexLayout() throws {
+        let symbols = (0..<5).map { SymbolUpload.Symbol(offset: 0x1000 + UInt64($0) * 0x20, size: 0x10, name: "f\($0)") }
+        let (index, chunks) = SymbolTableIndex.chunks(of: symbols, chunkSymbols: 2)
+        #expect(chunks == [0..<2, 2..<4, 4..<5])
+        // FSI1; the count 5, 2 symbols a chunk, the whole table's 34 bytes (4-byte LE); each
+        // chunk's first offset (8-byte LE).
+        let pinned: [UInt8] = Array("FSI1".utf8) + [5, 0, 0, 0] + [2, 0, 0, 0] + [34, 0, 0, 0]
+            + [0x00, 0x10, 0, 0, 0, 0, 0, 0] + [0x40, 0x10, 0, 0, 0, 0, 0, 0] + [0x80, 0x10, 0, 0, 0, 0, 0, 0]
+        #expect(index.bytes == pinned)
+        #expect(SymbolTableBlob.bytes(of: symbols).count == 34)
+        #expect(SymbolTableIndex(bytes: pinned) == index)
+        #expect(SymbolTableIndex.isIndex(pinned) && !SymbolTableIndex.isIndex(SymbolTableBlob.bytes(of: symbols)))
+        let parts = chunks.map { SymbolTableBlob(symbols[$0]) }
+        #expect(SymbolTableBlob(joining: parts) == SymbolTableBlob(symbols))
+        #expect(SymbolTableBlob(joining: [parts[1], parts[0]]) == nil, "parts out of order do not join")
+        #expect(SymbolTableBlob(joining: [parts[0], SymbolTableBlob(symbols[1..<3])]) == nil, "nor parts that overlap")
+        #expect(SymbolTableBlob(joining: [])?.count == 0)
+        for (number, part) in parts.enumerated() { #expect(index.isChunk(number, part)) }
+        #expect(!index.isChunk(0, parts[1]) && !index.isChunk(2, parts[1]) && !index.isChunk(3, parts[2]))
+        #expect(!index.isChunk(0, SymbolTableBlob([symbols[0], SymbolUpload.Symbol(offset: 0x1030, size: 0x20, name: "long")])),
+                "a chunk reaching past the next one's start")
+        #expect(index.chunk(holding: 0xFFF) == nil)
+        #expect(index.chunk(holding: 0x1000) == 0 && index.chunk(holding: 0x103F) == 0 && index.chunk(holding: 0x1040) == 1)
+        #expect(index.chunk(holding: .max) == 2)
+        #expect(index.tableMemoryBytes == SymbolTableBlob(symbols).memoryBytes)
+        let empty = SymbolTableIndex.chunks(of: [])
+        #expect(empty.chunks.isEmpty && SymbolTableIndex(bytes: empty.index.bytes) == empty.index && empty.index.chunk(holding: 5) == nil)
+    }
+
+    @Test("A lookup in the chunks an offset falls in answers as the whole table, for any offset (seeded)")
+    func chunkLookupLaw() {
+        var random = SeededGenerator(seed: 7)
+        for trial in 0..<40 {
+            var offset: UInt64 = UInt64.random(in: 0...64, using: &random)
+            let symbols = (0..<Int.random(in: 1...300, using: &random)).map { index -> SymbolUpload.Symbol in
+                let size = UInt64.random(in: 1...40, using: &random)
+                defer { offset += size + UInt64.random(in: 0...24, using: &random) }
+                return SymbolUpload.Symbol(offset: offset, size: size, name: "s\(index)")
+            }
+            let whole = SymbolTableBlob(symbols)
+            let (index, chunks) = SymbolTableIndex.chunks(of: symbols, chunkSymbols: Int.random(in: 1...50, using: &random))
+            for _ in 0..<50 {
+                let probe = UInt64.random(in: 0...(offset + 64), using: &random)
+                let parts = index.chunk(holding: probe).map { [SymbolTableBlob(symbols[chunks[$0]])] } ?? []
+                #expect(SymbolTableBlob(joining: parts)?.name(at: probe) == whole.name(at: probe), "trial \(trial), offset \(probe)")
+            }
+        }
+    }
+
+    @Test("Damaged indexes read as nothing, never a crash")
+    func damagedIndex() {
+        let bytes = SymbolTableIndex.chunks(of: Self.image.symbols, chunkSymbols: 1).index.bytes
+        for cut in 0..<bytes.count { #expect(SymbolTableIndex(bytes: Array(bytes[0..<cut])) == nil) }
+        #expect(SymbolTableIndex(bytes: bytes + [0]) == nil)
+        var zeroChunk = bytes
+        zeroChunk[8] = 0
+        #expect(SymbolTableIndex(bytes: zeroChunk) == nil, "a chunk of no symbols")
+        var descending = bytes
+        descending.replaceSubrange(24..<32, with: [0, 0, 0, 0, 0, 0, 0, 0])
+        #expect(SymbolTableIndex(bytes: descending) == nil, "chunks not ascending")
+        var random = SeededGenerator(seed: 44)
+        for _ in 0..<2_000 {
+            var mutated = bytes
+            for _ in 0..<Int.random(in: 1...4, using: &random) { mutated[Int.random(in: 0..<mutated.count, using: &random)] = UInt8.random(in: 0...255, using: &random) }
+            _ = SymbolTableIndex(bytes: mutated)?.chunk(holding: UInt64.random(in: 0...UInt64.max, using: &random))
+        }
+    }
+
     /// The upload in `text`, read as the route reads it.
     static func scan(_ text: String) throws -> SymbolUpload {
         var bytes = Array(text.utf8)

@@ -1,9 +1,16 @@
 import FramescopeCore
 
 extension HangGroup {
-    /// The image ids of every frame of `groups`' stacks.
-    static func imageIds(_ groups: [HangGroup]) -> Set<String> {
-        Set(groups.flatMap { $0.stack.map(\.imageId) })
+    /// Image id → the offsets `groups`' frames are looked up at (every stack frame's and
+    /// the dominant frame's ``HangFrame/lookupOffset``): what the answer names
+    /// (``SymbolCache/tables(app:lookups:store:)``).
+    static func lookups(_ groups: [HangGroup]) -> [String: Set<UInt64>] {
+        var lookups: [String: Set<UInt64>] = [:]
+        for group in groups {
+            for frame in group.stack { lookups[frame.imageId, default: []].insert(frame.lookupOffset) }
+            if let dominant = group.dominant { lookups[dominant.imageId, default: []].insert(dominant.lookupOffset) }
+        }
+        return lookups
     }
 
     /// `groups` with their dominant frames mapped through `tables`: groups whose dominant

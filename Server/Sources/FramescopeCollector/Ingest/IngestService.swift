@@ -102,9 +102,9 @@ public struct IngestService: Sendable {
             try IngestValidator(limits: limits, now: now).validate(try decodeBatch(body), app: app)
         }
         if let symbols {
-            let ids = ingest.stackedAppImageIDs
+            let lookups = ingest.stackedAppLookups
             // Symbols help choose the dominant frame; failing to read them never fails ingest.
-            if !ids.isEmpty { ingest.symbolTables = (try? await symbols.cache.tables(app: app, ids: ids, store: symbols.store)) ?? [:] }
+            if !lookups.isEmpty { ingest.symbolTables = (try? await symbols.cache.tables(app: app, lookups: lookups, store: symbols.store)) ?? [:] }
         }
         ingest = try await IngestWork.run(bytes: body.readableBytes) { [ingest] in
             var summarized = ingest

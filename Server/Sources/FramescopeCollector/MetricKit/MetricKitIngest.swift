@@ -89,9 +89,14 @@ extension IngestService {
                 return (tree.diagnostic, stack)
             }
         }
-        let ids = Set(stacks.joined().flatMap { $0.stack.images.map(\.id) })
+        // Every image's frames: which images are the app's is known once the uploaded ones are.
+        var lookups: [String: Set<UInt64>] = [:]
+        for entry in stacks.joined() {
+            for image in entry.stack.images where lookups[image.id] == nil { lookups[image.id] = [] }
+            entry.stack.addLookups(to: &lookups, where: { _ in true })
+        }
         var tables: [String: SymbolTableBlob] = [:]
-        if let symbols, !ids.isEmpty { tables = (try? await symbols.cache.tables(app: app, ids: ids, store: symbols.store)) ?? [:] }
+        if let symbols, !lookups.isEmpty { tables = (try? await symbols.cache.tables(app: app, lookups: lookups, store: symbols.store)) ?? [:] }
         let uploaded = Set(tables.keys)
         for index in records.indices {
             for position in stacks[index].indices {

@@ -196,7 +196,7 @@ public struct CollectorQueries: Sendable {
             async let sdk = store.hangGroups(app: app, query: query, source: .sdk, limit: limit, mergeable: mergeable)
             async let metricKit = store.hangGroups(app: app, query: query, source: .metrickit, limit: limit, mergeable: mergeable)
             let (sdkGroups, metricKitGroups) = try await (sdk, metricKit)
-            let tables = try await symbols.tables(app: app, ids: HangGroup.imageIds(sdkGroups + metricKitGroups), store: store)
+            let tables = try await symbols.tables(app: app, lookups: HangGroup.lookups(sdkGroups + metricKitGroups), store: store)
             return HangsResponse(sdk: sdkGroups, metricKit: metricKitGroups, tables: tables, uploadedNames: uploaded, limit: limit)
         }
         guard let hangsTimeLimit else { return try await read() }

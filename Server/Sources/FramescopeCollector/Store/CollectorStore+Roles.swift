@@ -192,8 +192,24 @@ public protocol SymbolStore: Sendable {
     func storeSymbols(app: String, images: consuming [SymbolUpload.Image], now: Double) async throws
     /// What `app` has uploaded, by image name then id.
     func symbolImages(app: String) async throws -> [SymbolImageRecord]
-    /// The symbols of `app`'s images among `ids`, by id (an image without an upload is absent).
+    /// The symbols of `app`'s images among `ids`, by id (an image without an upload is
+    /// absent): whole tables, however they are stored.
     func symbolTables(app: String, ids: Set<String>) async throws -> [String: SymbolTableBlob]
+    /// The index of each of `app`'s images among `ids` whose table is stored in chunks
+    /// (``SymbolTableIndex``), by id; an image without an upload, or whose table is stored
+    /// whole (uploaded before the store kept chunks), is absent. A short read: about 8 bytes
+    /// per 256 symbols, never the table.
+    func symbolIndexes(app: String, ids: Set<String>) async throws -> [String: SymbolTableIndex]
+    /// The chunks numbered `chunks` of `app`'s image `id`'s table stored in chunks, each a
+    /// table of its own, by number; a chunk not stored is absent. Reads those chunks only.
+    func symbolChunks(app: String, id: String, chunks: Set<Int>) async throws -> [Int: SymbolTableBlob]
+}
+
+extension SymbolStore {
+    /// No table is stored in chunks: a store (or a test's stand-in) that keeps tables whole.
+    public func symbolIndexes(app: String, ids: Set<String>) async throws -> [String: SymbolTableIndex] { [:] }
+    /// No chunk is stored.
+    public func symbolChunks(app: String, id: String, chunks: Set<Int>) async throws -> [Int: SymbolTableBlob] { [:] }
 }
 
 /// One image whose symbols an app uploaded.

@@ -163,14 +163,15 @@ public struct IngestBatch: Sendable {
         fatalHangSummaries = fatalHangs.map { entry in entry.event.stack.map { HangSummary($0, symbols: tables) } ?? .withoutStack }
     }
 
-    /// The ids of the app's images that the batch's hang stacks name.
-    public var stackedAppImageIDs: Set<String> {
-        var ids: Set<String> = []
+    /// The app's images that the batch's hang stacks name, by id, with the offsets their
+    /// frames are looked up at (``HangStack/addLookups(to:where:)``).
+    public var stackedAppLookups: [String: Set<UInt64>] {
+        var lookups: [String: Set<UInt64>] = [:]
         for (event, _) in events {
-            for hang in event.hangs { for image in hang.stack?.images ?? [] where image.app { ids.insert(image.id) } }
+            for hang in event.hangs { hang.stack?.addLookups(to: &lookups, where: \.app) }
         }
-        for (fatal, _) in fatalHangs { for image in fatal.stack?.images ?? [] where image.app { ids.insert(image.id) } }
-        return ids
+        for (fatal, _) in fatalHangs { fatal.stack?.addLookups(to: &lookups, where: \.app) }
+        return lookups
     }
 
     /// What the dimensions of a fatal hang in this batch are read from: its own screen,

@@ -2,22 +2,30 @@ import Foundation
 import FramescopeCore
 import GRDB
 
-/// Symbol tables (migration v16): one row per app and image.
+/// Symbol tables (migrations v16, v20): one row per app and image, its table in chunk rows
+/// (`symbol_chunks`) with the chunks' index in the image's row; a row stored before v20
+/// keeps its whole table there.
 extension SQLiteStore {
     public func storeSymbols(app: String, images: consuming [SymbolUpload.Image], now: Double) async throws {
-        // Each table encoded, then the upload let go before the write: SQLite copies a bound
-        // blob twice, and with the decoded symbols still held beside them a 60 MiB upload
-        // peaked at 4.5 times its size (docs/benchmarks.md, "Symbol uploads").
+        // Each table cut into chunks and encoded, then the upload let go before the write
+        // (docs/benchmarks.md, "Symbol uploads"). Chunks of about 18 KiB bind without the two
+        // copies of a whole table's blob SQLite made.
         let rows = (consume images).map { image in
-            (id: image.id, name: image.name, arch: image.arch, count: image.symbols.count, blob: SymbolTableBlob.data(of: image.symbols))
+            let (index, chunks) = SymbolTableIndex.chunks(of: image.symbols)
+            return (id: image.id, name: image.name, arch: image.arch, count: image.symbols.count, index: Data(index.bytes),
+                    chunks: chunks.map { SymbolTableBlob.data(of: image.symbols[$0]) })
         }
         try await database.write { db in
+            let deleteChunks = try db.cachedStatement(sql: "DELETE FROM symbol_chunks WHERE app_id = ? AND image_id = ?")
+            let insertChunk = try db.cachedStatement(sql: "INSERT INTO symbol_chunks (app_id, image_id, chunk, symbols) VALUES (?, ?, ?, ?)")
             for row in rows {
                 try db.execute(sql: """
                     INSERT INTO symbol_tables (app_id, image_id, name, arch, symbols, count, uploaded_at) VALUES (?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (app_id, image_id) DO UPDATE SET name = excluded.name, arch = excluded.arch, symbols = excluded.symbols,
                         count = excluded.count, uploaded_at = excluded.uploaded_at
-                    """, arguments: [app, row.id, row.name, row.arch, row.blob, row.count, now])
+                    """, arguments: [app, row.id, row.name, row.arch, row.index, row.count, now])
+                try deleteChunks.execute(arguments: [app, row.id])
+                for (number, chunk) in row.chunks.enumerated() { try insertChunk.execute(arguments: [app, row.id, number, chunk]) }
             }
         }
     }
@@ -39,11 +47,56 @@ extension SQLiteStore {
         return try await database.read { db in
             var tables: [String: SymbolTableBlob] = [:]
             let select = try db.cachedStatement(sql: "SELECT symbols FROM symbol_tables WHERE app_id = ? AND image_id = ?")
+            let chunks = try db.cachedStatement(sql: "SELECT chunk, symbols FROM symbol_chunks WHERE app_id = ? AND image_id = ? ORDER BY chunk")
             for id in ids {
-                guard let data = try Data.fetchOne(select, arguments: [app, id]), let table = SymbolTableBlob(bytes: [UInt8](data)) else { continue }
-                tables[id] = table
+                guard let data = try Data.fetchOne(select, arguments: [app, id]) else { continue }
+                let bytes = [UInt8](data)
+                guard SymbolTableIndex.isIndex(bytes) else {
+                    // Stored before v20: the whole table.
+                    if let table = SymbolTableBlob(bytes: bytes) { tables[id] = table }
+                    continue
+                }
+                guard let index = SymbolTableIndex(bytes: bytes) else { continue }
+                let parts = try Row.fetchAll(chunks, arguments: [app, id]).compactMap { row -> SymbolTableBlob? in
+                    let number: Int = row[0]
+                    let data: Data = row[1]
+                    return SymbolTableBlob(bytes: [UInt8](data)).flatMap { index.isChunk(number, $0) ? $0 : nil }
+                }
+                // A table missing a chunk is not a table.
+                if parts.count == index.chunkCount, let table = SymbolTableBlob(joining: parts) { tables[id] = table }
             }
             return tables
+        }
+    }
+
+    public func symbolIndexes(app: String, ids: Set<String>) async throws -> [String: SymbolTableIndex] {
+        guard !ids.isEmpty else { return [:] }
+        return try await database.read { db in
+            var indexes: [String: SymbolTableIndex] = [:]
+            // Only rows whose table is in chunks (or empty): a whole table stored before v20 is
+            // not read here, since SQLite reads a blob whole.
+            let select = try db.cachedStatement(sql: """
+                SELECT symbols FROM symbol_tables t WHERE app_id = ? AND image_id = ?
+                    AND (count = 0 OR EXISTS (SELECT 1 FROM symbol_chunks c WHERE c.app_id = t.app_id AND c.image_id = t.image_id AND c.chunk = 0))
+                """)
+            for id in ids {
+                guard let data = try Data.fetchOne(select, arguments: [app, id]), let index = SymbolTableIndex(bytes: [UInt8](data)) else { continue }
+                indexes[id] = index
+            }
+            return indexes
+        }
+    }
+
+    public func symbolChunks(app: String, id: String, chunks: Set<Int>) async throws -> [Int: SymbolTableBlob] {
+        guard !chunks.isEmpty else { return [:] }
+        return try await database.read { db in
+            var found: [Int: SymbolTableBlob] = [:]
+            let select = try db.cachedStatement(sql: "SELECT symbols FROM symbol_chunks WHERE app_id = ? AND image_id = ? AND chunk = ?")
+            for number in chunks {
+                guard let data = try Data.fetchOne(select, arguments: [app, id, number]), let table = SymbolTableBlob(bytes: [UInt8](data)) else { continue }
+                found[number] = table
+            }
+            return found
         }
     }
 }

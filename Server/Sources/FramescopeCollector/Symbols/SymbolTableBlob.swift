@@ -26,7 +26,7 @@ public struct SymbolTableBlob: Sendable, Hashable {
     public let bytes: [UInt8]
 
     /// The table of `symbols` (sorted, not overlapping: ``SymbolUpload/problem()`` holds).
-    public init(_ symbols: [SymbolUpload.Symbol]) {
+    public init<Symbols: Collection<SymbolUpload.Symbol>>(_ symbols: Symbols) {
         // The binary form of valid symbols always reads back.
         self.init(reading: Self.bytes(of: symbols))!
     }
@@ -52,9 +52,14 @@ public struct SymbolTableBlob: Sendable, Hashable {
     /// Bytes the table holds in memory: its binary form and 24 bytes a symbol (offset, size,
     /// name start and length), plus a fixed 256 for the arrays' headers. What
     /// ``SymbolCache`` counts against its capacity.
-    public var memoryBytes: Int { bytes.count + 24 * count + 256 }
+    public var memoryBytes: Int { Self.memoryBytes(binaryBytes: bytes.count, count: count) }
 
-    /// The name of the symbol holding `offset`, or `nil` when none does.
+    /// ``memoryBytes`` of a table of `count` symbols whose binary form is `binaryBytes` long.
+    public static func memoryBytes(binaryBytes: Int, count: Int) -> Int { binaryBytes + 24 * count + 256 }
+
+    /// The name of the symbol holding `offset`, or `nil` when none does. On a part of a
+    /// table (``init(joining:)``), the answer for an offset its chunks cover is the whole
+    /// table's.
     /// - Complexity: O(log *n*).
     public func name(at offset: UInt64) -> String? {
         var low = 0, high = offsets.count
@@ -71,50 +76,93 @@ public struct SymbolTableBlob: Sendable, Hashable {
 
     /// The binary form of `symbols` (sorted, not overlapping), written in one pass into an
     /// array of exactly its size: no table's arrays built first, no array grown by doubling.
-    public static func bytes(of symbols: [SymbolUpload.Symbol]) -> [UInt8] {
-        encoded(count: symbols.count, fields(of: symbols))
+    /// A slice of an upload's symbols is a table of its own (a chunk, ``SymbolTableIndex``).
+    public static func bytes<Symbols: Collection<SymbolUpload.Symbol>>(of symbols: Symbols) -> [UInt8] {
+        encoded(count: symbols.count, visiting(symbols))
     }
 
     /// The binary form of `symbols` as `Data`, written in place (the SQLite store's blob):
     /// one copy of the table beside the upload, where building the table, then its bytes,
     /// then `Data` of them held three (docs/benchmarks.md, "Symbol uploads").
-    public static func data(of symbols: [SymbolUpload.Symbol]) -> Data {
-        let symbol = fields(of: symbols)
-        var data = Data(count: encodedSize(count: symbols.count, symbol))
-        data.withUnsafeMutableBytes { write(count: symbols.count, into: $0, symbol) }
+    public static func data<Symbols: Collection<SymbolUpload.Symbol>>(of symbols: Symbols) -> Data {
+        let each = visiting(symbols)
+        var data = Data(count: encodedSize(count: symbols.count, each))
+        data.withUnsafeMutableBytes { write(count: symbols.count, into: $0, each) }
         return data
     }
 
-    /// The (offset, size, name) of each of `symbols`, by position.
-    private static func fields(of symbols: [SymbolUpload.Symbol]) -> (Int) -> (UInt64, UInt64, String) {
-        { (symbols[$0].offset, symbols[$0].size, symbols[$0].name) }
+    /// One table of the symbols of `parts`, in order: what a lookup past the cache reads
+    /// (the chunks its offsets fall in, ``SymbolTableIndex/chunk(holding:)``), and a table
+    /// stored in chunks read whole; `nil` when a part's symbols do not all lie below the
+    /// next part's (parts read from a store are data, not a promise).
+    /// - Complexity: O(bytes of the parts), no string made.
+    public init?(joining parts: [SymbolTableBlob]) {
+        if parts.count == 1 {
+            self = parts[0]
+            return
+        }
+        var previousEnd: UInt64 = 0
+        for part in parts where part.count > 0 {
+            let (end, overflow) = part.offsets[part.count - 1].addingReportingOverflow(part.sizes[part.count - 1])
+            guard part.offsets[0] >= previousEnd, !overflow else { return nil }
+            previousEnd = end
+        }
+        let count = parts.reduce(0) { $0 + $1.count }
+        let each: Visitor = { visit in
+            for part in parts {
+                part.bytes.withUnsafeBytes { raw in
+                    for index in 0..<part.count {
+                        let start = Int(part.nameStarts[index])
+                        visit(part.offsets[index], part.sizes[index], UnsafeRawBufferPointer(rebasing: raw[start..<(start + Int(part.nameLengths[index]))]))
+                    }
+                }
+            }
+        }
+        // Parts in order, each valid, make a valid table.
+        self.init(reading: Self.encoded(count: count, each))
     }
 
-    /// The binary form of `count` symbols, each given by `symbol(index)` as (offset, size, name).
-    private static func encoded(count: Int, _ symbol: (Int) -> (UInt64, UInt64, String)) -> [UInt8] {
-        let size = encodedSize(count: count, symbol)
+    /// Calls its argument with each symbol's offset, size and name's UTF-8, in order.
+    private typealias Visitor = ((UInt64, UInt64, UnsafeRawBufferPointer) -> Void) -> Void
+
+    /// The visitor of `symbols`.
+    private static func visiting<Symbols: Collection<SymbolUpload.Symbol>>(_ symbols: Symbols) -> Visitor {
+        { visit in
+            for symbol in symbols {
+                var name = symbol.name
+                name.withUTF8 { visit(symbol.offset, symbol.size, UnsafeRawBufferPointer($0)) }
+            }
+        }
+    }
+
+    /// The binary form of `count` symbols, which `each` visits.
+    private static func encoded(count: Int, _ each: Visitor) -> [UInt8] {
+        let size = encodedSize(count: count, each)
         return [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
-            write(count: count, into: UnsafeMutableRawBufferPointer(buffer), symbol)
+            write(count: count, into: UnsafeMutableRawBufferPointer(buffer), each)
             initialized = size
         }
     }
 
-    /// Bytes of the binary form of `count` symbols.
-    private static func encodedSize(count: Int, _ symbol: (Int) -> (UInt64, UInt64, String)) -> Int {
+    /// Bytes of the binary form of `count` symbols, which `each` visits.
+    private static func encodedSize(count: Int, _ each: Visitor) -> Int {
         var size = magic.count + 4
         var previousEnd: UInt64 = 0
-        for index in 0..<count {
-            let (offset, length, name) = symbol(index)
-            let nameBytes = name.utf8.count
-            size += lebSize(offset &- previousEnd) + lebSize(length) + lebSize(UInt64(nameBytes)) + nameBytes
+        each { offset, length, name in
+            size += lebSize(offset &- previousEnd) + lebSize(length) + lebSize(UInt64(name.count)) + name.count
             previousEnd = offset &+ length
         }
         return size
     }
 
-    /// Writes the binary form of `count` symbols into `buffer`, which holds exactly
-    /// ``encodedSize(count:_:)`` bytes.
-    private static func write(count: Int, into buffer: UnsafeMutableRawBufferPointer, _ symbol: (Int) -> (UInt64, UInt64, String)) {
+    /// Bytes of the binary form of `symbols`, without writing it.
+    public static func encodedSize<Symbols: Collection<SymbolUpload.Symbol>>(of symbols: Symbols) -> Int {
+        encodedSize(count: symbols.count, visiting(symbols))
+    }
+
+    /// Writes the binary form of `count` symbols, which `each` visits, into `buffer`, which
+    /// holds exactly ``encodedSize(count:_:)`` bytes.
+    private static func write(count: Int, into buffer: UnsafeMutableRawBufferPointer, _ each: Visitor) {
         var position = 0
         func put(_ byte: UInt8) {
             buffer[position] = byte
@@ -133,16 +181,12 @@ public struct SymbolTableBlob: Sendable, Hashable {
         let stored = UInt32(clamping: count)
         for shift in stride(from: 0, to: 32, by: 8) { put(UInt8(truncatingIfNeeded: stored >> UInt32(shift))) }
         var previousEnd: UInt64 = 0
-        for index in 0..<count {
-            let (offset, length, text) = symbol(index)
-            var name = text
+        each { offset, length, name in
             putLEB(offset &- previousEnd)
             putLEB(length)
-            name.withUTF8 { utf8 in
-                putLEB(UInt64(utf8.count))
-                UnsafeMutableRawBufferPointer(rebasing: buffer[position..<(position + utf8.count)]).copyMemory(from: UnsafeRawBufferPointer(utf8))
-                position += utf8.count
-            }
+            putLEB(UInt64(name.count))
+            UnsafeMutableRawBufferPointer(rebasing: buffer[position..<(position + name.count)]).copyMemory(from: name)
+            position += name.count
             previousEnd = offset &+ length
         }
         precondition(position == buffer.count, "the symbol table's size was measured wrong")
