@@ -155,6 +155,21 @@ struct SymbolCacheTests {
         #expect(await cache.holdsIndex(app: "shop", id: Self.id(2)))
     }
 
+    @Test("A request naming frames in most of a table's chunks reads it whole once, not chunk by chunk")
+    func manyChunksReadWhole() async throws {
+        // 200 chunks of 5 symbols; frames in every one of them.
+        let store = CountingStore([Self.id(0): Self.symbols(0)], chunkSymbols: 5)
+        let cache = SymbolCache(capacity: 4096)
+        let offsets = Set((0..<1000).map { UInt64($0) * 32 + 1 })
+        let found = try await cache.tables(app: "shop", lookups: Self.lookups([Self.id(0)], offsets), store: store)
+        #expect(store.readCount(Self.id(0)) == 1 && store.chunkReadCount(Self.id(0)) == 0)
+        #expect(found[Self.id(0)] == Self.table(0))
+        #expect(await cache.holdsIndex(app: "shop", id: Self.id(0)), "not kept whole: it does not fit")
+        // Frames in 64 chunks are still read apart.
+        _ = try await cache.tables(app: "shop", lookups: Self.lookups([Self.id(0)], Set((0..<64).map { UInt64($0) * 160 })), store: store)
+        #expect(store.readCount(Self.id(0)) == 1 && store.chunkReadCount(Self.id(0)) == 64)
+    }
+
     @Test("A table in chunks that fits is read whole once and held; a new upload reads its index again")
     func chunkedTableThatFits() async throws {
         let store = CountingStore([Self.id(0): Self.symbols(0)], chunkSymbols: 100)

@@ -157,8 +157,15 @@ public actor SymbolCache {
                 }
             }
         }
+        var wholeAfterAll: Set<String> = []
         for (id, index) in chunked.sorted(by: { $0.key < $1.key }) {
             let numbers = Set((lookups[id] ?? []).compactMap(index.chunk(holding:)))
+            // Frames in more than a quarter of the chunks (and more than 64): one read of the
+            // table costs less than that many reads of its parts.
+            guard numbers.count <= max(Self.chunksReadApart, index.chunkCount / 4) else {
+                wholeAfterAll.insert(id)
+                continue
+            }
             let read = numbers.isEmpty ? [:] : try await store.symbolChunks(app: app, id: id, chunks: numbers)
             // A chunk that is not the index's (the image uploaded again meanwhile) is left out:
             // its offsets find no name until the list shows the new upload.
@@ -166,8 +173,15 @@ public actor SymbolCache {
             // Chunks that pass ``SymbolTableIndex/isChunk(_:_:)`` lie in order, and join.
             found[id] = SymbolTableBlob(joining: parts) ?? SymbolTableBlob([SymbolUpload.Symbol]())
         }
+        // Read for this request, not kept: they do not fit.
+        if !wholeAfterAll.isEmpty { found.merge(try await store.symbolTables(app: app, ids: wholeAfterAll)) { _, whole in whole } }
         return found
     }
+
+    /// Chunks of one table a request reads one by one at most, unless that is under a
+    /// quarter of the table's chunks; past it the table is read whole (not kept), so a
+    /// request naming frames all over a table never costs more than one read of it.
+    public static let chunksReadApart = 64
 
     /// Drops what is held for `app` (after an upload), and keeps a read under way from
     /// storing what it read before.
