@@ -9,7 +9,7 @@ import Musl
 
 /// The SDK's queue on disk: a journal of finished visits not yet in a batch, and one file
 /// per sealed batch, oldest first. It is what makes delivery survive the process being
-/// killed; ``DeliveryQueue`` owns one and is its only user.
+/// killed; ``VisitBatchQueue`` owns one (uploaded by ``DeliveryQueue``) and is its only user.
 ///
 /// - **Journal** (`pending.jsonl`): one line per visit, `<sequence> <event JSON>\n`,
 ///   appended with a single `write`. A line is complete once its newline is there; a

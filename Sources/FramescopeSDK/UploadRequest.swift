@@ -4,8 +4,8 @@ import FoundationNetworking
 #endif
 
 /// What every upload of the SDK shares (visits to `POST /v1/events`, MetricKit payloads to
-/// `POST /v1/metrickit`): the session, the request's headers, the backoff and the length of
-/// a wait.
+/// `POST /v1/metrickit`): the session, the request's headers and the length of a wait (the
+/// backoff is ``UploadStateMachine/backoff(afterFailures:rules:jitter:)``).
 enum UploadRequest {
     /// An ephemeral session whose requests and resources time out after
     /// ``DeliveryConfiguration/requestTimeout``.
@@ -24,15 +24,6 @@ enum UploadRequest {
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue("gzip", forHTTPHeaderField: "Content-Encoding")
         return request
-    }
-
-    /// The wait after the `failures`-th failure in a row: `initial × 2^(failures − 1)`,
-    /// capped at ``DeliveryConfiguration/maximumRetryDelay``, minus a random part of up to
-    /// half (so devices that failed together do not retry together), in seconds.
-    static func backoff(afterFailures failures: Int, _ configuration: DeliveryConfiguration) -> Double {
-        let exponent = Double(min(max(failures - 1, 0), 30))
-        let ceiling = min(configuration.maximumRetryDelay, configuration.initialRetryDelay * pow(2, exponent))
-        return ceiling * Double.random(in: 0.5...1)
     }
 
     /// `seconds` as a `Duration`, within 0 and a year: `Duration` would trap on a value past

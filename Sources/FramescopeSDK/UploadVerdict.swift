@@ -12,7 +12,7 @@ enum UploadVerdict<Answer: Sendable>: Sendable {
     /// The collector refused the payload itself, naming what is wrong (400, 413, 422 with
     /// its JSON error). A batch of visits can never be accepted then: delete it and count
     /// it. A MetricKit payload is Apple's, not the SDK's, and is deleted only when `error`
-    /// says its bytes are not a payload at all (``MetricKitForwarder/isPayloadsFault(_:)``).
+    /// says its bytes are not a payload at all: each queue's ``RefusalRule`` decides.
     case refused(status: Int, error: ErrorAnswer)
     /// The configuration or the path is wrong (401, 403, 404, 410, another 4xx, a 3xx, a
     /// 2xx that is not the collector's answer): keep every payload and back off. The
