@@ -148,11 +148,11 @@ def old_query(server, figures):
     database = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
     signatures = [row[0] for row in database.execute("SELECT DISTINCT signature FROM hangs LIMIT ?", (OLD_QUERY_GROUPS,))]
     plan = " / ".join(row[3] for row in database.execute(
-        "EXPLAIN QUERY PLAN SELECT stack FROM hangs WHERE app_id = ? AND started_at >= ? AND started_at < ? AND source = ? "
+        "EXPLAIN QUERY PLAN SELECT stack_id FROM hangs WHERE app_id = ? AND started_at >= ? AND started_at < ? AND source = ? "
         "AND signature = ? ORDER BY duration DESC, id LIMIT 1", ("shop", 0, 1e10, "sdk", "x")))
     started = time.monotonic()
     for signature in signatures:
-        database.execute("SELECT stack FROM hangs WHERE app_id = ? AND started_at >= ? AND started_at < ? AND source = ? "
+        database.execute("SELECT stack_id FROM hangs WHERE app_id = ? AND started_at >= ? AND started_at < ? AND source = ? "
                          "AND signature = ? ORDER BY duration DESC, id LIMIT 1", ("shop", 0, 1e10, "sdk", signature)).fetchall()
     each = (time.monotonic() - started) / max(1, len(signatures))
     database.close()

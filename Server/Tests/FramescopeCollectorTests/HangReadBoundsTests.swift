@@ -186,7 +186,7 @@ struct HangReadBoundsTests {
         _ = try await store.ingest([Self.batch(id: "real", site: 0x215c, count: 6, duration: 0.5, start: Self.now - 7200)])
         var query = Self.all
         query.screens[.screen] = "Feed"
-        let (filter, arguments) = SQLiteStore.hangFilter(query, source: .sdk)
+        let (filter, arguments) = SQLiteStore.hangFilter(query, source: .sdk, app: "shop")
         // EXPLAIN QUERY PLAN's rows are (id, parent, notused, detail): the detail is column 3.
         let candidateDetails = try await store.database.read { db in
             try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + SQLiteStore.hangCandidatesSQL(filter: filter),

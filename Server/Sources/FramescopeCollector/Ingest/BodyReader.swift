@@ -28,6 +28,12 @@ struct BodyReader: Sendable {
     ///   415 for an encoding other than gzip (before reading it), 503 `saturated` when
     ///   the budget is full, 408 `body_too_slow`; what `work` throws.
     func withBody<Result: Sendable>(of request: Request, _ work: (ByteBuffer) async throws -> Result) async throws -> Result {
+        try await withSizedBody(of: request) { body, _ in try await work(body) }
+    }
+
+    /// ``withBody(of:_:)``, with the bytes the body was sent as (gzip as received, plain as
+    /// is) handed to `work` beside it.
+    func withSizedBody<Result: Sendable>(of request: Request, _ work: (ByteBuffer, Int) async throws -> Result) async throws -> Result {
         if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > maximumBodyBytes {
             throw CollectorError.bodyTooLarge(maximumBodyBytes)
         }
@@ -45,8 +51,8 @@ struct BodyReader: Sendable {
         // task of `receive` has ended, so nothing reserved is ever left behind.
         let held = NIOLockedValueBox(0)
         do {
-            let body = try await read(request, gzip: gzip, held: held)
-            let result = try await work(body)
+            let (body, sent) = try await read(request, gzip: gzip, held: held)
+            let result = try await work(body, sent)
             await budget.release(held.withLockedValue { $0 })
             return result
         } catch {
@@ -55,10 +61,12 @@ struct BodyReader: Sendable {
         }
     }
 
-    /// The body, inflated when `gzip`; `held` grows by what is reserved for it.
-    private func read(_ request: Request, gzip: Bool, held: NIOLockedValueBox<Int>) async throws -> ByteBuffer {
+    /// The body, inflated when `gzip`, and the bytes it was sent as; `held` grows by what is
+    /// reserved for it.
+    private func read(_ request: Request, gzip: Bool, held: NIOLockedValueBox<Int>) async throws -> (ByteBuffer, Int) {
         let body = try await receive(request.body, held: held)
-        guard gzip else { return body }
+        let sent = body.readableBytes
+        guard gzip else { return (body, sent) }
         guard await budget.reserve(maximumDecompressedBytes) else { throw CollectorError.saturated }
         held.withLockedValue { $0 += maximumDecompressedBytes }
         let inflated = try gunzip(body, limit: maximumDecompressedBytes)
@@ -69,7 +77,7 @@ struct BodyReader: Sendable {
             return unused
         }
         await budget.release(unused)
-        return inflated
+        return (inflated, sent)
     }
 
     /// The whole of `body`, each chunk reserved from the budget as it arrives, read while

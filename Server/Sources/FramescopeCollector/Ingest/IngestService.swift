@@ -60,8 +60,18 @@ public struct IngestService: Sendable {
     /// Calls `work` with `request`'s body, read and decompressed within the byte budget
     /// and the pace (``BodyReader/withBody(of:_:)``), and releases the budget when it returns.
     func withBody<Result: Sendable>(of request: Request, _ work: (ByteBuffer) async throws -> Result) async throws -> Result {
-        try await BodyReader(maximumBodyBytes: limits.maximumBodyBytes, maximumDecompressedBytes: limits.maximumDecompressedBytes,
-                             budget: budget, pace: pace).withBody(of: request, work)
+        try await bodyReader.withBody(of: request, work)
+    }
+
+    /// ``withBody(of:_:)``, with the bytes the body was sent as handed to `work` beside it
+    /// (``BodyReader/withSizedBody(of:_:)``).
+    func withSizedBody<Result: Sendable>(of request: Request, _ work: (ByteBuffer, Int) async throws -> Result) async throws -> Result {
+        try await bodyReader.withSizedBody(of: request, work)
+    }
+
+    /// The reader of this service's bodies: its limits, budget and pace.
+    private var bodyReader: BodyReader {
+        BodyReader(maximumBodyBytes: limits.maximumBodyBytes, maximumDecompressedBytes: limits.maximumDecompressedBytes, budget: budget, pace: pace)
     }
 
     /// Decodes, validates and stores one batch already in memory (uncompressed JSON).

@@ -21,11 +21,15 @@ extension IngestService {
     /// - Throws: ``CollectorError``: 400 `invalid_json` or `too_many_payloads` naming the
     ///   body, the body's own errors (``withBody(of:_:)``), the store's.
     public func acceptMetricKit(_ request: Request, app: String, logger: Logger) async throws -> MetricKitResponse {
-        try await withBody(of: request) { body in try await ingestMetricKit(body: Array(buffer: body), app: app, logger: logger) }
+        try await withSizedBody(of: request) { body, sent in
+            try await ingestMetricKit(body: Array(buffer: body), sentBytes: sent, app: app, logger: logger)
+        }
     }
 
-    /// ``acceptMetricKit(_:app:logger:)`` for a body already in memory (uncompressed).
-    public func ingestMetricKit(body: [UInt8], app: String, logger: Logger) async throws -> MetricKitResponse {
+    /// ``acceptMetricKit(_:app:logger:)`` for a body already in memory (uncompressed), sent
+    /// as `sentBytes` bytes (`nil`: as it is), which set how many hang stacks it may store
+    /// (``HangRowAllowance``).
+    public func ingestMetricKit(body: [UInt8], sentBytes: Int? = nil, app: String, logger: Logger) async throws -> MetricKitResponse {
         let now = clock()
         let digest = AccessKeys.hex(Array(SHA256.hash(data: body)))
         var records: [MetricKitRecord] = []
@@ -61,7 +65,13 @@ extension IngestService {
             throw CollectorError(.badRequest, code, field: "body",
                                  message: error.line.map { "line \($0): \(error.message)" } ?? error.message)
         }
-        try await summariseHangs(&records, callStacks: callStacks, durations: durations, app: app)
+        var allowance = HangRowAllowance(sentBytes: sentBytes ?? body.count)
+        let stacksLeftOut = try await summariseHangs(&records, callStacks: callStacks, durations: durations, app: app, allowance: &allowance)
+        if let first = stacksLeftOut.first {
+            response.skipped.append(RejectedEvent(index: first.payload, field: "hangDiagnostics[\(first.diagnostic)].callStackTree",
+                                                  message: "\(stacksLeftOut.count) hang stacks, from this one on, are not stored: a request stores one "
+                                                      + "per \(HangRowAllowance.sentBytesPerRow) bytes it was sent as; their hangs still count in the payloads' figures"))
+        }
         let stored = records.isEmpty ? 0 : try await store.storeMetricKit(app: app, records: records)
         response.accepted = stored
         response.duplicates = records.count - stored
@@ -76,16 +86,22 @@ extension IngestService {
     /// when their symbols were uploaded or their names are not the system's
     /// (``MetricKitRecord/isAppImage(name:id:uploaded:)``), and the dominant frame is chosen
     /// per function where symbols are there, as for the SDK's hangs. Reading symbols that
-    /// fails leaves them out; it never fails the request.
+    /// fails leaves them out; it never fails the request. A stack past `allowance` is not
+    /// summarised or stored: returns where those were (payload, diagnostic), in body order.
     func summariseHangs(_ records: inout [MetricKitRecord], callStacks: [[MetricKitHangCallStack]], durations: [[Double]],
-                        app: String) async throws {
-        guard callStacks.contains(where: { !$0.isEmpty }) else { return }
+                        app: String, allowance: inout HangRowAllowance) async throws -> [(payload: Int, diagnostic: Int)] {
+        guard callStacks.contains(where: { !$0.isEmpty }) else { return [] }
+        var leftOut: [(payload: Int, diagnostic: Int)] = []
         // Each tree becomes a stack once; its images' ids (normalised there) are what the
         // symbol tables are looked up by, and the app flags are set once they are known.
         var stacks: [[(diagnostic: Int, stack: HangStack)]] = callStacks.indices.map { index in
             callStacks[index].compactMap { tree in
                 guard durations[index].indices.contains(tree.diagnostic),
                       let stack = MetricKitCallStackFrame.hangStack(tree.roots, isApp: { _, _ in false }) else { return nil }
+                guard allowance.take() else {
+                    leftOut.append((index, tree.diagnostic))
+                    return nil
+                }
                 return (tree.diagnostic, stack)
             }
         }
@@ -110,6 +126,7 @@ extension IngestService {
                                                           summary: HangSummary(stack, symbols: tables)))
             }
         }
+        return leftOut
     }
 
     /// The version number in Apple's `osVersion` ("14.0.1" of "iPhone OS 14.0.1 (18A393)"),

@@ -342,6 +342,10 @@ extension SQLiteStore {
             // Frozen SQL of its own (Migrations/MigrationV18.swift).
             try MigrationV18.run(db)
         }
+        migrator.registerMigration(MigrationV19.name) { db in
+            // Frozen SQL and digest function of its own (Migrations/MigrationV19.swift).
+            try MigrationV19.run(db)
+        }
         return migrator
     }
 }
