@@ -45,21 +45,8 @@ public final class SQLiteStore: CollectorStore {
             if backgroundCheckpoints { try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.backgroundCheckpointLimit)") }
         }
         database = try DatabasePool(path: path, configuration: configuration)
-        try Self.schema.migrate(database)
+        try Self.migrator.migrate(database)
         checkpointer = backgroundCheckpoints ? try DatabaseQueue(path: path, configuration: configuration) : nil
-    }
-
-    /// Every migration of ``migrator`` (Migrations/SQLiteMigrations.swift), then v20
-    /// (Migrations/MigrationV20.swift), appended here so that it runs after whatever that
-    /// file registers last (v19 is being added there): move it into that file's list, after
-    /// v19, and this returns to ``migrator``.
-    static var schema: DatabaseMigrator {
-        var migrator = migrator
-        migrator.registerMigration(MigrationV20.name) { db in
-            // Frozen SQL of its own (Migrations/MigrationV20.swift).
-            try MigrationV20.run(db)
-        }
-        return migrator
     }
 
     /// A store in memory, gone when the value is released: the same schema, migrations
@@ -68,7 +55,7 @@ public final class SQLiteStore: CollectorStore {
     public init(inMemoryWith cardinality: CardinalityLimits = CardinalityLimits()) throws {
         self.cardinality = cardinality
         database = try DatabaseQueue()
-        try Self.schema.migrate(database)
+        try Self.migrator.migrate(database)
         checkpointer = nil
     }
 

@@ -346,6 +346,10 @@ extension SQLiteStore {
             // Frozen SQL and digest function of its own (Migrations/MigrationV19.swift).
             try MigrationV19.run(db)
         }
+        migrator.registerMigration(MigrationV20.name) { db in
+            // Frozen SQL of its own (Migrations/MigrationV20.swift).
+            try MigrationV20.run(db)
+        }
         return migrator
     }
 }
