@@ -57,10 +57,14 @@ extension SQLiteStore {
                     continue
                 }
                 guard let index = SymbolTableIndex(bytes: bytes) else { continue }
-                let parts = try Row.fetchAll(chunks, arguments: [app, id]).compactMap { row -> SymbolTableBlob? in
+                // Row by row: each chunk's blob let go once it is read, not the whole table's held.
+                var parts: [SymbolTableBlob] = []
+                parts.reserveCapacity(index.chunkCount)
+                let rows = try Row.fetchCursor(chunks, arguments: [app, id])
+                while let row = try rows.next() {
                     let number: Int = row[0]
                     let data: Data = row[1]
-                    return SymbolTableBlob(bytes: [UInt8](data)).flatMap { index.isChunk(number, $0) ? $0 : nil }
+                    if let part = SymbolTableBlob(bytes: [UInt8](data)), index.isChunk(number, part) { parts.append(part) }
                 }
                 // A table missing a chunk is not a table.
                 if parts.count == index.chunkCount, let table = SymbolTableBlob(joining: parts) { tables[id] = table }
