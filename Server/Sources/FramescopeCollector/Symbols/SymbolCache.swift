@@ -101,7 +101,8 @@ public actor SymbolCache {
     /// read from `store` when not held or uploaded again since. A table stored in chunks that
     /// does not fit is the part of it those offsets fall in: its index is held (8 bytes per
     /// 256 symbols) and only the chunks the offsets fall in are read, each time, so a lookup
-    /// past the capacity costs the chunks it reads (about 18 KiB each), not the table's size.
+    /// past the capacity costs the chunks it reads (about 18 KiB each), not the table's size
+    /// (up to ``chunksReadApart`` chunks, or a quarter of them; past that, one whole read).
     /// A table stored whole before the stores kept chunks is read whole when not held.
     /// - Parameter lookups: Image id → the offsets the request will look up in it.
     public func tables(app: String, lookups: [String: Set<UInt64>], store: any SymbolStore) async throws -> [String: SymbolTableBlob] {
@@ -178,9 +179,9 @@ public actor SymbolCache {
         return found
     }
 
-    /// Chunks of one table a request reads one by one at most, unless that is under a
-    /// quarter of the table's chunks; past it the table is read whole (not kept), so a
-    /// request naming frames all over a table never costs more than one read of it.
+    /// Most chunks of one table a request reads one by one, or a quarter of the table's
+    /// chunks when that is more; past it the table is read whole (not kept), so a request
+    /// naming frames all over a table never costs more than about one read of it.
     public static let chunksReadApart = 64
 
     /// Drops what is held for `app` (after an upload), and keeps a read under way from
