@@ -46,12 +46,13 @@ extension DeliveryQueue {
     ///   refused, moved back or abandoned.
     /// - Parameter clock: What every wait sleeps on (the system's continuous clock unless a
     ///   test steps its own); the visit pipeline's settle wait sleeps on it too.
+    /// - Parameter transport: How requests travel (a `URLSession` unless a test answers them).
     init(configuration: DeliveryConfiguration, directory: URL, collector: URL, ingestKey: String,
          app: AppInfo, device: DeviceInfo, sampleRate: Double? = nil, log: (@Sendable (String) -> Void)? = nil,
-         clock: any Clock<Duration> = ContinuousClock()) throws {
+         clock: any Clock<Duration> = ContinuousClock(), transport: UploadTransport? = nil) throws {
         let queue = try VisitBatchQueue(configuration: configuration, directory: directory, collector: collector,
                                         ingestKey: ingestKey, app: app, device: device, sampleRate: sampleRate)
-        self.init(queue: queue, configuration: configuration, log: log, clock: clock)
+        self.init(queue: queue, configuration: configuration, log: log, clock: clock, transport: transport)
     }
 
     /// Sends `device` in batches sealed from now on (the display's refresh rate, learnt late).

@@ -33,3 +33,16 @@ enum UploadRequest {
         return .seconds(min(max(seconds, 0), 365 * 86_400))
     }
 }
+
+/// How an uploader's requests travel: over a `URLSession` (``session(_:)``), or, in tests,
+/// through a function that answers as a collector would, without a network.
+struct UploadTransport: Sendable {
+    /// Sends the request with the body; returns the answer's body and response, or throws
+    /// what `URLSession.upload(for:from:)` throws.
+    let upload: @Sendable (URLRequest, Data) async throws -> (Data, URLResponse)
+
+    /// Requests through `session`.
+    static func session(_ session: URLSession) -> UploadTransport {
+        UploadTransport { request, body in try await session.upload(for: request, from: body) }
+    }
+}

@@ -116,13 +116,13 @@ enum UploadVerdict<Answer: Sendable>: Sendable {
         }
     }
 
-    /// Sends `request` with `body` on `session` and judges the answer.
-    static func send(_ request: URLRequest, body: [UInt8], on session: URLSession, what: String,
+    /// Sends `request` with `body` through `transport` and judges the answer.
+    static func send(_ request: URLRequest, body: [UInt8], via transport: UploadTransport, what: String,
                      answer: (Data) -> Answer?) async -> UploadVerdict {
         let data: Data
         let response: URLResponse
         do {
-            (data, response) = try await session.upload(for: request, from: Data(body))
+            (data, response) = try await transport.upload(request, Data(body))
         } catch {
             return judge(error)
         }

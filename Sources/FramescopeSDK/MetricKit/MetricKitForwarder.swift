@@ -58,14 +58,16 @@ final class MetricKitForwarder: Sendable {
 
     /// A forwarder keeping its payloads in `directory/metrickit` (created).
     /// - Parameter clock: What the uploader's waits sleep on.
+    /// - Parameter transport: How requests travel (a `URLSession` unless a test answers them).
     init(directory: URL, collector: URL, ingestKey: String, configuration: DeliveryConfiguration,
-         log: (@Sendable (String) -> Void)? = nil, clock: any Clock<Duration> = ContinuousClock()) throws {
+         log: (@Sendable (String) -> Void)? = nil, clock: any Clock<Duration> = ContinuousClock(),
+         transport: UploadTransport? = nil) throws {
         folder = directory.appendingPathComponent(Self.folderName)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         maximumQueueBytes = configuration.maximumQueueBytes
         let queue = MetricKitQueue(folder: folder, collector: collector, ingestKey: ingestKey, configuration: configuration,
                                    counters: counters)
-        uploader = Uploader(queue: queue, configuration: configuration, log: log, clock: clock)
+        uploader = Uploader(queue: queue, configuration: configuration, log: log, clock: clock, transport: transport)
     }
 
     /// Writes one payload (`MXMetricPayload`'s or `MXDiagnosticPayload`'s

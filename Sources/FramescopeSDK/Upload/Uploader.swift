@@ -12,7 +12,7 @@ import FoundationNetworking
 /// The decisions are the ``UploadStateMachine``'s (which entry next; what an outcome does to
 /// the entry; how long to wait). This actor carries them out:
 /// - **Sending**: it asks the queue for the entry's body and request, sends it
-///   (``UploadVerdict/send(_:body:on:what:answer:)``), sorts the answer with the queue's
+///   (``UploadVerdict/send(_:body:via:what:answer:)``), sorts the answer with the queue's
 ///   ``RefusalRule``, and has the queue delete, keep, count or abandon the entry.
 /// - **Waiting**: for work, or after a failure, as a sleep on the injected ``clock``,
 ///   cancelled as soon as it is no longer needed, so tests step a manual clock instead of
@@ -35,7 +35,7 @@ actor Uploader<Queue: UploadQueue> {
     var queue: Queue
     /// The decisions: the state, the failures in a row, the configuration error.
     var machine: UploadStateMachine
-    private let session: URLSession
+    private let transport: UploadTransport
     /// Receives each line a person should see.
     let log: (@Sendable (String) -> Void)?
     /// What every wait sleeps on (the system's continuous clock unless a test steps its own).
@@ -54,10 +54,12 @@ actor Uploader<Queue: UploadQueue> {
     /// `configuration`'s ``DeliveryConfiguration/requestTimeout`` (seconds).
     /// - Parameter log: Receives one line for each upload problem a person should see.
     /// - Parameter clock: What every wait sleeps on.
-    init(queue: Queue, configuration: DeliveryConfiguration, log: (@Sendable (String) -> Void)?, clock: any Clock<Duration>) {
+    /// - Parameter transport: How requests travel (that session unless a test answers them).
+    init(queue: Queue, configuration: DeliveryConfiguration, log: (@Sendable (String) -> Void)?, clock: any Clock<Duration>,
+         transport: UploadTransport? = nil) {
         self.queue = queue
         machine = UploadStateMachine(rules: queue.rules)
-        session = UploadRequest.session(configuration)
+        self.transport = transport ?? .session(UploadRequest.session(configuration))
         self.log = log
         self.clock = clock
     }
@@ -94,7 +96,7 @@ actor Uploader<Queue: UploadQueue> {
         }
         let (request, what, answer) = queue.request(for: entry)
         inFlight = entry
-        let verdict = await UploadVerdict.send(request, body: body, on: session, what: what, answer: answer)
+        let verdict = await UploadVerdict.send(request, body: body, via: transport, what: what, answer: answer)
         inFlight = nil
         queue.statistics.uploadAttempts += 1
         let configurationError = machine.configurationError
