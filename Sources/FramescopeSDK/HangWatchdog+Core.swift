@@ -29,18 +29,18 @@ extension HangWatchdog {
         // on the watchdog's thread (in `loop()` and in the commands carried out there), or by
         // the one caller that stops a watchdog whose thread never started (after which no
         // thread starts); every other stored property is immutable or itself thread-safe.
-        let clock: MonotonicClock
-        let handler: @Sendable (HangEvent) -> Void
+        private let clock: MonotonicClock
+        private let handler: @Sendable (HangEvent) -> Void
         /// Called with the hang so far while it lasts (see ``HangWatchdog``'s initializer).
-        let progress: (@Sendable (Hang) -> Void)?
+        private let progress: (@Sendable (Hang) -> Void)?
         /// The ping and the words it shares with the checks.
-        let ping: Ping
+        private let ping: Ping
         /// Where busy spans are published.
         let busySpans: BusySpanReader
         /// Stack sampling, when the watchdog samples stacks.
-        let stackSampling: HangStackSampling?
+        private let stackSampling: HangStackSampling?
         /// The check interval as the thread's sleeps count it.
-        let interval: DispatchTimeInterval
+        private let interval: DispatchTimeInterval
         /// What the thread sleeps on: it times out when a check is due and is signalled
         /// when a command arrives.
         private let wakeup = DispatchSemaphore(value: 0)
@@ -57,6 +57,9 @@ extension HangWatchdog {
         /// Set on the watchdog's thread by a stop; the thread then exits.
         private var exiting = false
 
+        /// A shell watching `target` with `configuration` (seconds, turned into the
+        /// nanoseconds the values decide in), reading `clock`; it has no thread until the
+        /// first ``run(_:)`` of `.start`.
         init(target: DispatchQueue, configuration: Configuration, clock: MonotonicClock,
              stackSampling: HangStackSampling?, progress: (@Sendable (Hang) -> Void)?,
              handler: @escaping @Sendable (HangEvent) -> Void) {
