@@ -31,10 +31,12 @@ extension Uploader {
         Queue.stopping(self)
     }
 
-    /// Answers every waiting flush with whether the queue is empty.
-    func answerFlushes() {
+    /// Answers every waiting flush with whether the queue is empty (only when it is, with
+    /// `onlyIfEmpty`). Looks at the queue only when a flush waits.
+    func answerFlushes(onlyIfEmpty: Bool = false) {
         guard !flushWaiters.isEmpty else { return }
         let empty = queue.isEmpty
+        guard empty || !onlyIfEmpty else { return }
         for waiter in flushWaiters {
             waiter.timer?.cancel()
             waiter.continuation.resume(returning: empty)

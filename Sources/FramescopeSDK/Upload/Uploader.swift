@@ -83,7 +83,7 @@ actor Uploader<Queue: UploadQueue> {
                 await wait(seconds: nil)
             case let .upload(index):
                 await upload(entries[index])
-                if queue.isEmpty { answerFlushes() }
+                answerFlushes(onlyIfEmpty: true)
             }
         }
     }
