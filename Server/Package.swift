@@ -51,7 +51,6 @@ let package = Package(
             dependencies: [
                 .product(name: "FramescopeCore", package: "Framescope"),
                 .product(name: "FramescopeJSON", package: "Framescope"),
-                .product(name: "FramescopeSimulation", package: "Framescope"),
                 .product(name: "FramescopeTraces", package: "Framescope"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -66,6 +65,17 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             resources: [.copy("Resources/openapi.json")]
+        ),
+        // The demo app's data (`framescope serve --demo`, the dashboard's tests): simulated
+        // visits and hangs written through a store; the collector itself never links the simulator.
+        .target(
+            name: "FramescopeDemo",
+            dependencies: [
+                "FramescopeCollector",
+                .product(name: "FramescopeCore", package: "Framescope"),
+                .product(name: "FramescopeSimulation", package: "Framescope"),
+                .product(name: "FramescopeTraces", package: "Framescope"),
+            ]
         ),
         // The collector's store on ClickHouse: its HTTP interface (async-http-client),
         // RowBinary inserts, literals and locations (docs/dev-notes/clickhouse-schema.md).
@@ -110,6 +120,7 @@ let package = Package(
                 "FramescopeRecording",
                 .product(name: "CompressNIO", package: "compress-nio"),
                 "FramescopeCollector",
+                "FramescopeDemo",
                 "FramescopeClickHouse",
                 "FramescopeDashboard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -152,7 +163,7 @@ let package = Package(
         .testTarget(
             name: "FramescopeCollectorTests",
             dependencies: [
-                "FramescopeCollector", "FramescopeDashboard", "FramescopeClickHouse", "FramescopeClickHouseTesting",
+                "FramescopeCollector", "FramescopeDashboard", "FramescopeClickHouse", "FramescopeClickHouseTesting", "FramescopeDemo",
                 .product(name: "FramescopeCore", package: "Framescope"),
                 .product(name: "FramescopeSimulation", package: "Framescope"),
                 .product(name: "FramescopeJSON", package: "Framescope"),

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import FramescopeCollector
 import FramescopeDashboard
+import FramescopeDemo
 import Hummingbird
 import Logging
 

@@ -1,6 +1,7 @@
 import Foundation
 @testable import FramescopeCollector
 import FramescopeCore
+import FramescopeDemo
 import Testing
 
 /// The evaluator over the demo data, and the alert and webhook promises of every store.

@@ -1,6 +1,7 @@
 import Foundation
 @testable import FramescopeCollector
 import FramescopeCore
+import FramescopeDemo
 import FramescopeSimulation
 import Logging
 import Synchronization

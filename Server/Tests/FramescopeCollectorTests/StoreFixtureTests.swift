@@ -1,9 +1,10 @@
 import Foundation
 @testable import FramescopeCollector
 import FramescopeCore
+import FramescopeDemo
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import HTTPTypes
 import Testing
 
 /// A database written by an earlier release opens with today's code and gives the same

@@ -2,6 +2,7 @@ import Foundation
 @testable import FramescopeClickHouse
 @testable import FramescopeCollector
 import FramescopeCore
+import FramescopeDemo
 import GRDB
 import Testing
 

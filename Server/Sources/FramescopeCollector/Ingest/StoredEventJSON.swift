@@ -14,9 +14,9 @@ import FramescopeCore
 /// NFC as validated (``CanonicalText``), and numbers in Swift's shortest round-trip form.
 /// `JSONDecoder` reads it back to the same ``ScreenVisitEvent``, but for its hangs' stacks
 /// (left out) and an `idle` that was `false` (read back as absent).
-enum StoredEventJSON {
+package enum StoredEventJSON {
     /// The canonical JSON of `event`, on one line.
-    static func encode(_ event: ScreenVisitEvent) -> String {
+    package static func encode(_ event: ScreenVisitEvent) -> String {
         var out = JSONWriter()
         out.raw("{\"kind\":")
         out.string(event.kind)

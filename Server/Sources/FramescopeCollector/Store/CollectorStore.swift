@@ -149,6 +149,22 @@ public struct IngestBatch: Sendable {
     /// Each fatal hang's summary (``fatalHangs``, in order), computed with ``visitHangSummaries``.
     public var fatalHangSummaries: [HangSummary]?
 
+    /// A batch of `events` (with their start times, Unix seconds) and their stored JSON
+    /// (`rawEvents`, one per event) for `app`, received at `receivedAt` (Unix seconds); the
+    /// other fields start at their defaults.
+    public init(app: String, batchId: String, appVersion: String, osVersion: String, deviceModel: String, installationId: String? = nil,
+                events: [(event: ScreenVisitEvent, startedAt: Double)], rawEvents: [String], receivedAt: Double) {
+        self.app = app
+        self.batchId = batchId
+        self.appVersion = appVersion
+        self.osVersion = osVersion
+        self.deviceModel = deviceModel
+        self.installationId = installationId
+        self.events = events
+        self.rawEvents = rawEvents
+        self.receivedAt = receivedAt
+    }
+
     /// Computes every hang's summary (``HangSummary``, O(samples × depth) each, up to 32
     /// stacks of 50 × 256 frames a visit) with ``symbolTables``, so that the store's write
     /// transaction, which every other request's batch waits for, does not (issue 43, item 1).

@@ -1,3 +1,4 @@
+import FramescopeCollector
 import FramescopeCore
 
 /// The demo's hang stacks: each simulated hang gets the main thread's samples at a site of

@@ -1,4 +1,5 @@
 import Foundation
+import FramescopeCollector
 import FramescopeCore
 import FramescopeSimulation
 import FramescopeTraces
