@@ -4,7 +4,8 @@ import Testing
 @testable import FramescopeSDK
 
 extension RealThreadTests {
-    /// The busy spans the watchdog publishes for the screen tracker's main-thread hint.
+    /// The busy spans the watchdog publishes for the screen tracker's main-thread hint: spans
+    /// measured from real blocks and real wakeups, so in the isolated process.
     @Suite("Hang watchdog: busy spans on a real queue")
     struct BusySpanTests {
         static let configuration = HangWatchdog.Configuration(threshold: 0.25, checkInterval: 0.01, suspensionTolerance: 0.2)
@@ -16,11 +17,13 @@ extension RealThreadTests {
         func blockMakesSpan() throws {
             let watchdog = HangWatchdog(watching: queue, configuration: Self.configuration) { _ in }
             watchdog.start()
+            // Real threads are the subject: 0.2 s of a healthy real queue, about 20 pings, none
+            // waiting the busy threshold.
             Thread.sleep(forTimeInterval: 0.2)
             #expect(watchdog.latestBusySpan == nil)
             let blockStart = block(queue, for: 0.1)
             let blockEnd = MonotonicClock.system.now()
-            Thread.sleep(forTimeInterval: 0.05)
+            queue.sync {}  // the ping that waited behind the block has run and published its span
             watchdog.stop()
             let span = try #require(watchdog.latestBusySpan)
             let length = elapsed(from: span.start, to: span.end)
@@ -36,10 +39,9 @@ extension RealThreadTests {
         func shortBlockNoSpan() {
             let watchdog = HangWatchdog(watching: queue, configuration: Self.configuration) { _ in }
             watchdog.start()
-            Thread.sleep(forTimeInterval: 0.05)
             for _ in 0..<5 {
                 block(queue, for: 0.012)
-                Thread.sleep(forTimeInterval: 0.02)
+                queue.sync {}  // a ping posted during the block runs before the next block
             }
             watchdog.stop()
             #expect(watchdog.latestBusySpan == nil)
@@ -56,13 +58,14 @@ extension RealThreadTests {
             let configuration = HangWatchdog.Configuration(threshold: 0.5, checkInterval: 0.1, suspensionTolerance: 0.2)
             let watchdog = HangWatchdog(watching: queue, configuration: configuration, clock: clock.clock) { _ in }
             watchdog.start()
-            Thread.sleep(forTimeInterval: 0.05)
             for _ in 0..<3 {
-                // The ping waits behind a 20 ms block; near its end 2 s pass for the clock.
+                // Real threads are the subject (the ping racing the checks): the ping waits
+                // behind a 20 ms block; near its end 2 s pass for the clock.
                 let blocker = Blocker(queue, for: 0.02)
-                Thread.sleep(forTimeInterval: 0.016)
+                Thread.sleep(forTimeInterval: 0.016)  // real: the jump lands inside the ping's wait
                 clock.jump(by: 2)
                 blocker.wait()
+                // Real: the watchdog's thread, checking every 100 ms, sees the jump before the next round.
                 Thread.sleep(forTimeInterval: 0.25)
             }
             watchdog.stop()

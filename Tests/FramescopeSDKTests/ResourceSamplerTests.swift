@@ -144,25 +144,83 @@ struct ResourceSamplerWindowTests {
     }
 }
 
+/// A reader whose counters follow a clock that moves `step` seconds after each reading (CPU at
+/// `cpuShare` of it), until frozen; each reading is signalled, so a test waits for the
+/// sampler's timer to read instead of sleeping.
+final class SteppingProcess: Sendable {
+    private let process: ScriptedProcess
+    private let step: Double
+    private let frozen = Locked(false)
+    private let readings = Locked(0)
+    private let signal = DispatchSemaphore(value: 0)
+
+    init(cpuShare: Double, residentBytes: UInt64, step: Double) {
+        process = ScriptedProcess(cpuShare: cpuShare, residentBytes: residentBytes)
+        self.step = step
+    }
+
+    var clock: MonotonicClock { process.clock }
+
+    var read: @Sendable () -> ResourceReading? {
+        let (read, process, step, frozen, readings, signal) = (process.read, process, step, frozen, readings, signal)
+        return {
+            let reading = read()
+            if !frozen.withLock({ $0 }) { process.advance(by: step) }
+            readings.withLock { $0 += 1 }
+            signal.signal()
+            return reading
+        }
+    }
+
+    /// Readings so far.
+    var count: Int { readings.withLock { $0 } }
+
+    /// Waits until there have been `count` readings (true), or `timeout` seconds (false).
+    func wait(forReadings count: Int, timeout: Double = 30) -> Bool {
+        let deadline = DispatchTime.now() + timeout
+        while self.count < count {
+            guard signal.wait(timeout: deadline) == .success else { return self.count >= count }
+        }
+        return true
+    }
+
+    /// Stops the clock: readings from now on are at one time, so they add no sample.
+    func freeze() {
+        frozen.withLock { $0 = true }
+    }
+}
+
+@Suite("Resource sampler: its timer")
+struct ResourceSamplerTimerTests {
+    // Real threads are the subject (the sampler's dispatch timer on its queue), but nothing
+    // here is timed: the test waits for the timer's readings, and the scripted clock moves
+    // one interval per reading.
+    @Test("The timer samples every interval while a window is open")
+    func timerSamples() throws {
+        let process = SteppingProcess(cpuShare: 0.5, residentBytes: 1 << 20, step: 0.05)
+        let sampler = ResourceSampler(interval: 0.05, clock: process.clock, read: process.read)
+        sampler.startWindow()  // reading 1: the baseline
+        let sampled = process.wait(forReadings: 4)  // three from the timer
+        // Each reading is one interval after the last: a sample each. Frozen, the next reading
+        // (the finish's, or the timer's if it reads again meanwhile) closes the last interval
+        // and any after it spans no time, so adds nothing. The timer adds its sample after the
+        // reading signalled, so the finish may close the window first and cover that span
+        // itself: at least the timer's three samples, whichever reading took the last.
+        process.freeze()
+        let usage = try #require(sampler.finishWindow())
+        try #require(sampled, "the timer read \(process.count - 1) times")
+        #expect(usage.samples >= 3 && usage.samples <= process.count - 1, "\(usage.samples) samples of \(process.count) readings")
+        #expect(abs(usage.cpuPercent.min - 50) < 1e-6 && abs(usage.cpuPercent.max - 50) < 1e-6, "\(usage.cpuPercent)")
+        #expect(abs(usage.cpuPercent.mean - 50) < 1e-6)
+        #expect(usage.residentBytes == .init(min: 1_048_576, mean: 1_048_576, max: 1_048_576))
+    }
+}
+
 extension RealThreadTests {
+    /// What this process really uses: a spinning thread's CPU share and touched memory, which
+    /// other suites running beside them in one process would disturb (isolated process).
     @Suite("Resource sampler on this process")
     struct ResourceSamplerProcessTests {
-        @Test("The timer samples every interval while a window is open")
-        func timerSamples() throws {
-            let process = ScriptedProcess(cpuShare: 0.5, residentBytes: 1 << 20)
-            // The scripted clock stands still unless moved: move it with real time.
-            let sampler = ResourceSampler(interval: 0.05, clock: process.clock, read: process.read)
-            sampler.startWindow()
-            for _ in 0..<10 {
-                Thread.sleep(forTimeInterval: 0.05)
-                process.advance(by: 0.05)
-            }
-            let usage = try #require(sampler.finishWindow())
-            #expect(usage.samples >= 4, "\(usage.samples) samples in 0.5 s at 0.05 s")
-            #expect(abs(usage.cpuPercent.min - 50) < 1e-6 && abs(usage.cpuPercent.max - 50) < 1e-6)
-            #expect(abs(usage.cpuPercent.mean - 50) < 1e-6)
-        }
-
         @Test("A thread spinning for 1 s shows as busy (over 25 % of a core), agreeing with the process CPU clock")
         func busyThread() throws {
             let sampler = ResourceSampler(interval: 0.2)
@@ -191,7 +249,10 @@ extension RealThreadTests {
         @Test("Allocating and touching 200 MB raises resident memory by at least 150 MB")
         func memory() throws {
             let before = try #require(ResourceReading.current()).residentBytes
-            let sampler = ResourceSampler(interval: 0.1)
+            // An interval longer than the test: the window's one sample is the finish's, read
+            // after the touch (a timer sample during it would leave the finish a short
+            // remainder, which adds none).
+            let sampler = ResourceSampler(interval: 3600)
             sampler.startWindow()
             let size = 200 << 20
             let memory = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 4096)
@@ -199,8 +260,8 @@ extension RealThreadTests {
             for offset in stride(from: 0, to: size, by: 4096) {
                 memory.storeBytes(of: UInt8(truncatingIfNeeded: offset >> 12), toByteOffset: offset, as: UInt8.self)
             }
-            Thread.sleep(forTimeInterval: 0.3)
             let usage = try #require(sampler.finishWindow())
+            #expect(usage.samples == 1)
             let growth = usage.residentBytes.max - Double(before)
             #expect(growth >= 150e6, "resident grew by \(growth / 1e6) MB")
             #expect(growth < 400e6, "resident grew by \(growth / 1e6) MB")

@@ -19,13 +19,28 @@ func fsTestBlockInRead(_ fd: Int32) -> Int {
     }
 }
 
-/// Spins until the counter behind `counter` (an unretained `PingRunCounter`) moves,
+/// What a thread spinning in `fs_test_spin` tells and is told: ``entered`` is signalled as the
+/// function starts spinning (a test waits on it rather than sleeping until the thread gets
+/// there), and the function spins until ``stop`` moves.
+final class Spin: Sendable {
+    let stop = PingRunCounter()
+    let entered = DispatchSemaphore(value: 0)
+
+    /// The unretained pointer `fs_test_spin` and `fs_test_deep` take.
+    var pointer: UnsafeRawPointer {
+        UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
+    }
+}
+
+/// Signals the ``Spin`` behind `counter` (unretained) and spins until its `stop` moves,
 /// looking at it once per million steps. Returns the arithmetic's result, so it is not
-/// optimised away.
+/// optimised away. Allocates nothing.
 @_cdecl("fs_test_spin")
 @inline(never)
 func fsTestSpin(_ counter: UnsafeRawPointer) -> UInt64 {
-    let stop = Unmanaged<PingRunCounter>.fromOpaque(counter).takeUnretainedValue()
+    let spin = Unmanaged<Spin>.fromOpaque(counter).takeUnretainedValue()
+    spin.entered.signal()
+    let stop = spin.stop
     var value: UInt64 = 0x9E37_79B9_7F4A_7C15
     while stop.value == 0 {
         for _ in 0..<1_000_000 {
@@ -36,7 +51,7 @@ func fsTestSpin(_ counter: UnsafeRawPointer) -> UInt64 {
 }
 
 /// Recurses `depth` levels (through `fs_test_deep`, a frame each) and spins at the bottom
-/// until the counter behind `counter` moves: a deep stack whose innermost frames change from
+/// (`fs_test_spin`, with the ``Spin`` behind `counter`): a deep stack whose innermost frames change from
 /// sample to sample, like a busy app's.
 @_cdecl("fs_test_deep")
 @inline(never)

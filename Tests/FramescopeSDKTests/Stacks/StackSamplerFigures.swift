@@ -129,19 +129,16 @@ struct StackSamplerFigures {
 
     @Test("Bytes per hang: 20 samples of a 40-deep spinning stack, as JSON and gzipped")
     func bytesPerHang() throws {
-        let stop = PingRunCounter()
+        let spin = Spin()
         let box = Locked<SampledThread?>(nil)
-        let ready = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)
         Thread {
             box.withLock { $0 = SampledThread.current() }
-            ready.signal()
-            _ = fsTestDeep(40, Unmanaged.passUnretained(stop).toOpaque())
+            _ = fsTestDeep(40, spin.pointer)
             finished.signal()
         }.start()
-        ready.wait()
+        spin.entered.wait()  // 40 frames down, about to spin
         let thread = try #require(box.withLock { $0 })
-        Thread.sleep(forTimeInterval: 0.01)
         let table = ImageTable.loaded()
         let sampler = StackSampler(configuration: .init(interval: 0.01, maximumSamples: 20)) { table }
         sampler.hangBegan(at: systemMonotonicNanoseconds(), source: .thread(thread), pingRuns: PingRunCounter())
@@ -151,7 +148,7 @@ struct StackSamplerFigures {
         let (stack, dropped) = (result.stack, result.droppedFrames)
         let conversion = Double(systemMonotonicNanoseconds() - start) / 1e3
         sampler.stop()
-        stop.bump()
+        spin.stop.bump()
         finished.wait()
 
         let json = try JSONEncoder().encode(stack)
@@ -182,21 +179,19 @@ struct StackSamplerFigures {
         #expect(mallocs() > probe && array.count == 1_000)
         // The spinning thread counts its own allocations from before its first sample to after
         // its last: the spin allocates nothing, so any count is the handler's.
-        let stop = PingRunCounter()
+        let spin = Spin()
         let box = Locked<SampledThread?>(nil)
         let counted = Locked<UInt64>(.max)
-        let ready = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)
         Thread {
             box.withLock { $0 = SampledThread.current() }
             let before = mallocs()
-            ready.signal()
-            _ = fsTestSpin(Unmanaged.passUnretained(stop).toOpaque())
+            _ = fsTestSpin(spin.pointer)
             let after = mallocs()
             counted.withLock { $0 = after - before }
             finished.signal()
         }.start()
-        ready.wait()
+        spin.entered.wait()
         let spinner = try #require(box.withLock { $0 })
         let table = ImageTable.loaded()
         var slot = [UInt64](repeating: 0, count: 128)
@@ -210,7 +205,7 @@ struct StackSamplerFigures {
                 return mallocs() - before
             }
         }
-        stop.bump()
+        spin.stop.bump()
         finished.wait()
         let handlerMallocs = counted.withLock { $0 }
         print("FIGURE allocations over 1,000 samples of a spinning thread: sampler thread \(samplerMallocs), sampled thread \(handlerMallocs)")

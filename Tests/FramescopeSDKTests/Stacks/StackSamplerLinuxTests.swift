@@ -53,28 +53,25 @@ struct StackSamplerLinuxTests {
     /// A thread spinning in `fs_test_spin` until `release()`.
     final class Spinner: Sendable {
         let thread: SampledThread
-        private let stop = PingRunCounter()
+        private let spin = Spin()
         private let finished = DispatchSemaphore(value: 0)
 
         init() throws {
             let box = Locked<SampledThread?>(nil)
-            let ready = DispatchSemaphore(value: 0)
-            let (stop, finished) = (stop, finished)
+            let (spin, finished) = (spin, finished)
             let thread = Thread {
                 box.withLock { $0 = SampledThread.current() }
-                ready.signal()
-                _ = fsTestSpin(Unmanaged.passUnretained(stop).toOpaque())
+                _ = fsTestSpin(spin.pointer)
                 finished.signal()
             }
             thread.start()
-            ready.wait()
+            spin.entered.wait()  // the thread is in the function, about to spin
             guard let sampled = box.withLock({ $0 }) else { throw POSIXError(.ESRCH) }
             self.thread = sampled
-            Thread.sleep(forTimeInterval: 0.01)  // into the loop
         }
 
         func release() {
-            stop.bump()
+            spin.stop.bump()
             finished.wait()
         }
     }
@@ -88,6 +85,8 @@ struct StackSamplerLinuxTests {
                stat[stat.index(close, offsetBy: 2)] == "S" {
                 return
             }
+            // Real threads are the subject: nothing signals that another thread has entered the
+            // kernel, so its state in /proc is polled, 1 ms apart.
             Thread.sleep(forTimeInterval: 0.001)
         }
         throw POSIXError(.ETIMEDOUT)
@@ -198,10 +197,11 @@ struct StackSamplerLinuxTests {
         let start = systemMonotonicNanoseconds()
         sampler.hangBegan(at: start, source: source, pingRuns: pingRuns)
         #expect(sampler.waitUntilFinished(timeout: 5))
-        Thread.sleep(forTimeInterval: 0.05)  // no further request comes
         #expect(sampler.statistics == StackSampler.Statistics(kept: 2, dropped: 1, failed: 0, finished: true))
-        #expect(calls.withLock { $0 } == 3)
         let stack = try #require(sampler.hangEnded()).stack
+        // Answered on the sampler's thread, after it parked: no further request came (that a
+        // moved counter parks the sampler is HangSamplingScheduleTests' sweep, at made-up times).
+        #expect(calls.withLock { $0 } == 3)
         #expect(stack.samples.count == 2)
         #expect(stack.samples[0].at < stack.samples[1].at && stack.samples[1].at < 1)
         sampler.stop()
@@ -285,6 +285,8 @@ struct StackSamplerLinuxTests {
         // Wait until the kernel has reaped the thread.
         let deadline = Date().addingTimeInterval(2)
         while FileManager.default.fileExists(atPath: "/proc/self/task/\(gone.tid)") && Date() < deadline {
+            // Real threads are the subject: nothing signals the kernel's reaping of a detached
+            // thread, so /proc is polled, 1 ms apart.
             Thread.sleep(forTimeInterval: 0.001)
         }
         var slot = [UInt64](repeating: 0, count: 16)
