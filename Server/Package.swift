@@ -45,10 +45,25 @@ let package = Package(
         ),
         // Runs a hang watchdog on a healthy queue; the SDK tests stop and continue it with signals.
         .executableTarget(name: "FramescopeWatchdogProbe", dependencies: [.product(name: "FramescopeSDK", package: "Framescope")]),
+        // The collector's rules and values, without IO (issue 44, item 1): the store roles,
+        // query and batch values, `StoreError`, the ingest planner and cardinality ledger, key
+        // rotation, rollups, hang summaries and groups, thresholds, sampling, the symbol
+        // tables. Imports Core, JSON, Traces (MetricKit's records) and Crypto (key digests);
+        // scripts/check-store-imports holds it to that.
+        .target(
+            name: "FramescopeStore",
+            dependencies: [
+                .product(name: "FramescopeCore", package: "Framescope"),
+                .product(name: "FramescopeJSON", package: "Framescope"),
+                .product(name: "FramescopeTraces", package: "Framescope"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         // The collector: ingest, rollups and queries over a store (SQLite by default).
         .target(
             name: "FramescopeCollector",
             dependencies: [
+                "FramescopeStore",
                 .product(name: "FramescopeCore", package: "Framescope"),
                 .product(name: "FramescopeJSON", package: "Framescope"),
                 .product(name: "FramescopeTraces", package: "Framescope"),
@@ -82,7 +97,7 @@ let package = Package(
         .target(
             name: "FramescopeClickHouse",
             dependencies: [
-                "FramescopeCollector",
+                "FramescopeStore",
                 .product(name: "FramescopeCore", package: "Framescope"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -146,7 +161,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
-        .testTarget(name: "FramescopeCLITests", dependencies: ["framescope", "FramescopeExample",
+        .testTarget(name: "FramescopeCLITests", dependencies: ["framescope", "FramescopeExample", "FramescopeStore",
                                                      .product(name: "FramescopeCore", package: "Framescope"),
                                                      .product(name: "FramescopeSimulation", package: "Framescope"),
                                                      "FramescopeProcessTesting", "FramescopeCollector", "FramescopeClickHouse", "FramescopeClickHouseTesting",
@@ -156,15 +171,16 @@ let package = Package(
         // Real ClickHouse servers and ZooKeeper for tests, started and stopped by process id
         // (Debian's clickhouse-server and zookeeper; scripts/test installs them).
         .target(name: "FramescopeClickHouseTesting", dependencies: ["FramescopeClickHouse"], path: "Tests/ClickHouseTesting"),
-        .testTarget(name: "FramescopeClickHouseTests", dependencies: ["FramescopeClickHouse", "FramescopeClickHouseTesting", "FramescopeCollector",
+        .testTarget(name: "FramescopeClickHouseTests", dependencies: ["FramescopeClickHouse", "FramescopeClickHouseTesting", "FramescopeCollector", "FramescopeStore",
                                                             .product(name: "FramescopeCore", package: "Framescope"),
                                                             .product(name: "FramescopeSimulation", package: "Framescope")],
                     exclude: ["Fixtures"]),
         .testTarget(
             name: "FramescopeCollectorTests",
             dependencies: [
-                "FramescopeCollector", "FramescopeDashboard", "FramescopeClickHouse", "FramescopeClickHouseTesting", "FramescopeDemo",
+                "FramescopeCollector", "FramescopeDashboard", "FramescopeClickHouse", "FramescopeClickHouseTesting", "FramescopeDemo", "FramescopeStore",
                 .product(name: "FramescopeCore", package: "Framescope"),
+                .product(name: "FramescopeTraces", package: "Framescope"),
                 .product(name: "FramescopeSimulation", package: "Framescope"),
                 .product(name: "FramescopeJSON", package: "Framescope"),
                 .product(name: "Hummingbird", package: "hummingbird"),

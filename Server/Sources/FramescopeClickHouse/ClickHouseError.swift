@@ -1,5 +1,5 @@
 import Foundation
-import FramescopeCollector
+import FramescopeStore
 
 /// What went wrong talking to ClickHouse, and the ``StoreError`` it stands for.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 @testable import FramescopeCollector
 import FramescopeCore
+@testable import FramescopeStore
 import Testing
 
 /// `framescope symbols upload` on the real object files of `../shared/binaries`

@@ -4,6 +4,7 @@ import FramescopeClickHouseTesting
 @testable import FramescopeCollector
 import FramescopeCore
 import FramescopeSimulation
+@testable import FramescopeStore
 import Testing
 
 /// What only the ClickHouse store has to show: retries the ledger alone would not catch,

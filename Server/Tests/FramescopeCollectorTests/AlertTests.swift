@@ -2,6 +2,7 @@ import Foundation
 @testable import FramescopeCollector
 import FramescopeCore
 import FramescopeDemo
+@testable import FramescopeStore
 import Testing
 
 /// The evaluator over the demo data, and the alert and webhook promises of every store.

@@ -1,8 +1,9 @@
 import Foundation
-@testable import FramescopeCollector
 import FramescopeClickHouse
 import FramescopeClickHouseTesting
+@testable import FramescopeCollector
 import FramescopeCore
+@testable import FramescopeStore
 import Testing
 
 /// Issue 30, item 5 (and item 4's MetricKit part) on the stores: limits over the whole

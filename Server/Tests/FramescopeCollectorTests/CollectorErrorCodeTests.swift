@@ -1,5 +1,6 @@
 import Foundation
 @testable import FramescopeCollector
+@testable import FramescopeStore
 import Testing
 
 /// `CollectorError.Code` is the vocabulary of error codes a client matches on; docs/collector-api.md's

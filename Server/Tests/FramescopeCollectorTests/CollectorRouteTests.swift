@@ -1,7 +1,8 @@
+import CompressNIO
 import Foundation
 @testable import FramescopeCollector
 import FramescopeCore
-import CompressNIO
+@testable import FramescopeStore
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting

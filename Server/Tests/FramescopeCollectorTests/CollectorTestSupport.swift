@@ -2,6 +2,7 @@ import Foundation
 @testable import FramescopeCollector
 import FramescopeCore
 import FramescopeSimulation
+@testable import FramescopeStore
 
 /// A store on a fresh SQLite file, deleted when the value is released.
 final class TemporaryStore {

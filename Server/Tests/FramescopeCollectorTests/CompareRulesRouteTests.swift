@@ -2,6 +2,7 @@ import Foundation
 @testable import FramescopeCollector
 import FramescopeCore
 import FramescopeSimulation
+@testable import FramescopeStore
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting

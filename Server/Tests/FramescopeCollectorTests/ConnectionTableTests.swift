@@ -1,4 +1,5 @@
 @testable import FramescopeCollector
+@testable import FramescopeStore
 import Testing
 
 /// The connection table's decisions, event by event, without a server.

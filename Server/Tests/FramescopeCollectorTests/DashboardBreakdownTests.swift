@@ -3,6 +3,7 @@ import Foundation
 import FramescopeCore
 @testable import FramescopeDashboard
 import FramescopeSimulation
+@testable import FramescopeStore
 import Testing
 
 @Suite("Dashboard: the overview's break-down by any dimension")

@@ -2,6 +2,7 @@ import Foundation
 @testable import FramescopeCollector
 import FramescopeCore
 import FramescopeSimulation
+@testable import FramescopeStore
 import Testing
 
 /// The rollups against a re-computation from the raw visits: for random filters over

@@ -1,5 +1,6 @@
 @testable import FramescopeCollector
 import FramescopeCore
+@testable import FramescopeStore
 import Testing
 
 /// The collector's statistics, thresholds and query routes select their figures from Core's

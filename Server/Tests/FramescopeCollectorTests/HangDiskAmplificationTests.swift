@@ -1,9 +1,10 @@
 import CompressNIO
 import Foundation
-@testable import FramescopeCollector
 import FramescopeClickHouse
 import FramescopeClickHouseTesting
+@testable import FramescopeCollector
 import FramescopeCore
+@testable import FramescopeStore
 import FramescopeTraces
 import GRDB
 import HTTPTypes

@@ -1,7 +1,8 @@
 import Foundation
 @testable import FramescopeCollector
-@testable import FramescopeDashboard
 import FramescopeCore
+@testable import FramescopeDashboard
+@testable import FramescopeStore
 import GRDB
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 @testable import FramescopeCollector
 import FramescopeCore
+@testable import FramescopeStore
 import Testing
 
 /// Hangs with sampled stacks on the wire (issue 33): decoded by the fast path exactly as

@@ -1,7 +1,8 @@
 import Foundation
-@testable import FramescopeCollector
 import FramescopeClickHouse
+@testable import FramescopeCollector
 import FramescopeCore
+@testable import FramescopeStore
 import Testing
 
 /// Hangs through every store (``HangStore``): written with their visits, grouped by

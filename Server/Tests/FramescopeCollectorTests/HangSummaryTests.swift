@@ -1,5 +1,6 @@
 @testable import FramescopeCollector
 import FramescopeCore
+@testable import FramescopeStore
 import Testing
 
 /// The dominant app frame and the representative stack (``HangSummary``), at made-up stacks.

@@ -1,5 +1,6 @@
 @testable import FramescopeCollector
 import FramescopeCore
+@testable import FramescopeStore
 import Testing
 
 /// `IngestPlanner` alone, without any store: duplicates within a flush and against the

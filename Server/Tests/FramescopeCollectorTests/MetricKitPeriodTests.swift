@@ -1,6 +1,7 @@
 import Foundation
 @testable import FramescopeCollector
 import FramescopeCore
+@testable import FramescopeStore
 import Testing
 
 /// A MetricKit payload is dated by its period: one whose `timeStampBegin` or `timeStampEnd`

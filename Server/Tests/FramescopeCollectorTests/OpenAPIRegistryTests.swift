@@ -1,6 +1,7 @@
 import Foundation
 @testable import FramescopeCollector
 import FramescopeCore
+@testable import FramescopeStore
 import Testing
 
 /// `openapi.json` is written by hand; these tests hold it to the registries in Core and the

@@ -3,6 +3,7 @@ import Foundation
 import FramescopeCore
 import FramescopeDemo
 import FramescopeSimulation
+@testable import FramescopeStore
 import GRDB
 import Logging
 import Testing

@@ -1,9 +1,10 @@
 import Foundation
-@testable import FramescopeCollector
 import FramescopeClickHouse
 import FramescopeClickHouseTesting
+@testable import FramescopeCollector
 import FramescopeCore
 import FramescopeSimulation
+@testable import FramescopeStore
 import Testing
 
 /// The same visits ingested into SQLite and into ClickHouse give the same answers: counts

@@ -1,8 +1,9 @@
 import Foundation
-@testable import FramescopeCollector
 import FramescopeClickHouse
 import FramescopeClickHouseTesting
+@testable import FramescopeCollector
 import FramescopeCore
+@testable import FramescopeStore
 import Testing
 
 /// What every ``CollectorStore`` must do, run against each store the collector has:

@@ -2,6 +2,7 @@ import Foundation
 @testable import FramescopeCollector
 import FramescopeCore
 import FramescopeSimulation
+@testable import FramescopeStore
 import Testing
 
 /// The symbol upload's rules and the stored table's binary form.

@@ -1,5 +1,5 @@
 import Foundation
-import FramescopeCollector
+import FramescopeStore
 
 /// Key rotation and dashboard sessions as control records: kind `session` (app = "", id =
 /// the session id's SHA-256), beside the `key` records of ``ClickHouseStore/StoredKey``.

@@ -1,6 +1,6 @@
 import Foundation
-import FramescopeCollector
 import FramescopeCore
+import FramescopeStore
 
 /// Regression alerts, webhooks and deliveries as control records, each filed under its app:
 /// kind `alert` (id = SHA-256 of its screen, metric, baseline and candidate, so that an

@@ -1,6 +1,6 @@
 import Foundation
-import FramescopeCollector
 import FramescopeCore
+import FramescopeStore
 
 /// Apps and their keys as control records: kind `app` (app = its id, id = ""), and kind
 /// `key` (app = "", id = the key's SHA-256), so that authenticating a request is one

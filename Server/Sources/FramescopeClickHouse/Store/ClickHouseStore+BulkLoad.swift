@@ -1,6 +1,6 @@
 import Foundation
-import FramescopeCollector
 import FramescopeCore
+import FramescopeStore
 
 /// Rollups for benchmarks over very large data, written without the visits they sum.
 extension ClickHouseStore: RollupBulkLoading {

@@ -1,6 +1,6 @@
 import Foundation
-import FramescopeCollector
 import FramescopeCore
+import FramescopeStore
 
 /// Raw events out, for ``EventExport``: the keys of one hour in export order, then the events
 /// of a list of keys. `events` is ordered by app and hour, so each read touches the app's

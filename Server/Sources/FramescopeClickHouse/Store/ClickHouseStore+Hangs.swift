@@ -1,6 +1,6 @@
 import Foundation
-import FramescopeCollector
 import FramescopeCore
+import FramescopeStore
 
 /// Hangs (migration 3): rows inserted before their visits' events, read as groups by
 /// signature with `FINAL`, so a hang inserted twice (a retried flush, a fatal hang sent

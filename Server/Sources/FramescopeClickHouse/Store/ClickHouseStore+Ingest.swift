@@ -1,6 +1,6 @@
 import Foundation
-import FramescopeCollector
 import FramescopeCore
+import FramescopeStore
 
 /// Ingest: new batches as `INSERT … FORMAT RowBinary` into `events` (after their hangs and
 /// their visits per sample rate), then their ledger rows: on one server a flush in one insert,

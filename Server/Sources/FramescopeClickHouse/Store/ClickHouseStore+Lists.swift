@@ -1,5 +1,5 @@
-import FramescopeCollector
 import FramescopeCore
+import FramescopeStore
 
 /// Bounded value lists: a dimension's or declared tag's values by visits, for filter menus
 /// that stay small however many values an app has.

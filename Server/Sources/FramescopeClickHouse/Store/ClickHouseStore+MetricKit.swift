@@ -1,6 +1,6 @@
 import Foundation
-import FramescopeCollector
 import FramescopeCore
+import FramescopeStore
 
 /// MetricKit payloads as control records of kind `metrickit` (app = its id, id = the
 /// record's digest), never deleted: the digest as id makes a body sent twice one record.

@@ -1,6 +1,6 @@
 import Foundation
-import FramescopeCollector
 import FramescopeCore
+import FramescopeStore
 
 /// Reads: the planned rollup reads merged per group in the engine, dimension and tag values,
 /// and raw-event housekeeping.

@@ -1,5 +1,5 @@
-import FramescopeCollector
 import FramescopeCore
+import FramescopeStore
 
 /// Visits per sample rate (migration 5, ``SampleRateStore``): one `sample_rates` row per
 /// batch and UTC day it has visits on, inserted before the batch's events and read with

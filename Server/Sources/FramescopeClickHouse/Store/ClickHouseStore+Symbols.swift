@@ -1,6 +1,6 @@
 import Foundation
-import FramescopeCollector
 import FramescopeCore
+import FramescopeStore
 
 /// Symbol tables (migrations 4, 6): one row per app and image, the latest upload read with
 /// FINAL, its table in chunk rows (`symbol_chunks`) and the chunks' index in the image's

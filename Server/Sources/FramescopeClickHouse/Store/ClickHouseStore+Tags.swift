@@ -1,4 +1,4 @@
-import FramescopeCollector
+import FramescopeStore
 
 /// Declared tag keys (``DeclaredTags``) as control records of kind `tagkey` (app = its id,
 /// id = the key); removing a key tombstones its record, and its rollups stay.

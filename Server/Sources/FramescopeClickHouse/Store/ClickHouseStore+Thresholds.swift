@@ -1,4 +1,4 @@
-import FramescopeCollector
+import FramescopeStore
 
 /// Per-app thresholds as one control record of kind `thresholds` per app (app = its id,
 /// id = ""), the whole setting, replaced whole by each write. No record means every default,

@@ -1,6 +1,6 @@
 import Foundation
-import FramescopeCollector
 import FramescopeCore
+import FramescopeStore
 
 /// The collector's store on ClickHouse, one server or a cluster: the same contract as
 /// `SQLiteStore` (`StoreContractTests` runs on both), with rollups merged in the engine.

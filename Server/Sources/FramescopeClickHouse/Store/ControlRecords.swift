@@ -1,5 +1,5 @@
 import Foundation
-import FramescopeCollector
+import FramescopeStore
 
 /// The control plane on ClickHouse: apps, keys, sessions, thresholds, alerts, webhooks,
 /// deliveries, declared tags and MetricKit payloads, each a JSON record in the `control`

@@ -1,5 +1,5 @@
-import FramescopeCollector
 import FramescopeCore
+import FramescopeStore
 
 /// Where each stored figure sits in the `event_*` arrays: a frozen table per layout
 /// version, naming figures by their permanent storage ids (``FrameReport/Counter/id``,

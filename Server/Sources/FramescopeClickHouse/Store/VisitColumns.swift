@@ -1,5 +1,5 @@
-import FramescopeCollector
 import FramescopeCore
+import FramescopeStore
 
 /// One visit's ``RollupValue`` as the raw event row's `event_*` columns, laid out so that
 /// the engine's element-wise aggregates merge rows exactly as ``RollupValue/merge(_:)``

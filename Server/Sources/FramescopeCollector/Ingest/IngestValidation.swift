@@ -45,16 +45,6 @@ public struct IngestLimits: Sendable, Hashable {
     public init() {}
 }
 
-/// One event the collector refused, and why.
-public struct RejectedEvent: Sendable, Hashable, Codable {
-    /// Its position in the batch's `events`.
-    public var index: Int
-    /// The field at fault, as a JSON path (`events[2].report.dropEvents`).
-    public var field: String
-    /// What is wrong.
-    public var message: String
-}
-
 /// The answer to an accepted batch (202).
 public struct IngestResponse: Sendable, Hashable, Codable {
     /// The batch's id.

@@ -48,13 +48,6 @@ func checkAdminToken(_ request: Request, expected: String?) throws {
     }
 }
 
-/// Whether `a` and `b` are equal, in time that depends only on their lengths.
-func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-    guard a.count == b.count else { return false }
-    var difference: UInt8 = 0
-    for index in a.indices { difference |= a[index] ^ b[index] }
-    return difference == 0
-}
 
 /// Lets a request through only with a live ingest key (`Authorization: Bearer fsi_…`),
 /// and puts its ``KeyGrant`` in ``CollectorRequestContext/grant``.

@@ -73,3 +73,5 @@ public final class SQLiteStore: CollectorStore {
         return (result.walFrameCount, result.checkpointedFrameCount)
     }
 }
+
+extension SQLiteStore: RollupBulkLoading {}

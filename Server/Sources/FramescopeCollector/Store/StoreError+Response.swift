@@ -13,6 +13,8 @@ extension StoreError {
     ///   space, hence a minute, not seconds);
     /// - ``unavailable(store:retryAfter:)``: 503 `store_unavailable` with `Retry-After`, so
     ///   that devices keep the batch and send it again;
+    /// - ``readTookTooLong(what:seconds:)``: 503 `store_unavailable` with `Retry-After` of
+    ///   the bound's seconds;
     /// - ``failed``: 500 `store_error`, saying nothing more (the store's own text may quote data).
     public var collectorError: CollectorError {
         switch self {
@@ -29,6 +31,8 @@ extension StoreError {
         case .unavailable(let store, let retryAfter):
             CollectorError(.serviceUnavailable, .storeUnavailable,
                            message: "the collector's store (\(store)) cannot be reached; send again later", headers: [.retryAfter: String(retryAfter)])
+        case .readTookTooLong(_, let seconds):
+            CollectorError(.serviceUnavailable, .storeUnavailable, message: description, headers: [.retryAfter: String(max(1, seconds))])
         case .failed:
             CollectorError(.internalServerError, .storeError, message: "the collector's store failed")
         }

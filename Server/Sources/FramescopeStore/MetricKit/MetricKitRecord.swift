@@ -156,6 +156,15 @@ public struct MetricKitResponse: Sendable, Hashable, Codable {
     public var rejected: [RejectedEvent]
     /// Values left out of payloads that were stored, with the field at fault.
     public var skipped: [RejectedEvent]
+
+    /// A value with every field given.
+    public init(accepted: Int, duplicates: Int, withoutFigures: Int, rejected: [RejectedEvent], skipped: [RejectedEvent]) {
+        self.accepted = accepted
+        self.duplicates = duplicates
+        self.withoutFigures = withoutFigures
+        self.rejected = rejected
+        self.skipped = skipped
+    }
 }
 
 /// One MetricKit hang diagnostic with a call stack, as the collector keeps it.

@@ -66,7 +66,7 @@ public struct StoredText: Hashable, Sendable, Comparable, CustomStringConvertibl
 
     /// Feeds `text`'s UTF-8 bytes and their count to `hasher` (what ``StoredText`` and
     /// ``RollupKey`` hash, so that byte-equal keys hash alike).
-    static func hashBytes(of text: String, into hasher: inout Hasher) {
+    package static func hashBytes(of text: String, into hasher: inout Hasher) {
         var text = text
         text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         hasher.combine(text.utf8.count)

@@ -77,6 +77,22 @@ public struct FigureChange: Sendable, Hashable, Codable {
     public var candidateVisits: Int
     /// Regressed, improved, or no significant change.
     public var verdict: Verdict
+
+    /// A value with every field given.
+    public init(metric: String, unit: String, baseline: Double? = nil, candidate: Double? = nil, change: Double? = nil, relativeChange: Double? = nil,
+                changeLow: Double? = nil, changeHigh: Double? = nil, baselineVisits: Int, candidateVisits: Int, verdict: Verdict) {
+        self.metric = metric
+        self.unit = unit
+        self.baseline = baseline
+        self.candidate = candidate
+        self.change = change
+        self.relativeChange = relativeChange
+        self.changeLow = changeLow
+        self.changeHigh = changeHigh
+        self.baselineVisits = baselineVisits
+        self.candidateVisits = candidateVisits
+        self.verdict = verdict
+    }
 }
 
 /// One screen in a version comparison.

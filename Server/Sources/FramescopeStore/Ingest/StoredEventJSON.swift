@@ -79,25 +79,25 @@ package enum StoredEventJSON {
 /// Appends JSON text to a byte buffer: strings escaped per Unicode scalar (quote,
 /// backslash and C0 controls; everything else as UTF-8), finite numbers in their shortest
 /// round-trip form.
-struct JSONWriter {
-    private(set) var bytes: [UInt8] = []
+package struct JSONWriter {
+    package private(set) var bytes: [UInt8] = []
 
-    init() {
+    package init() {
         bytes.reserveCapacity(512)
     }
 
     /// `text` as it is (punctuation and literals).
-    mutating func raw(_ text: StaticString) {
+    package mutating func raw(_ text: StaticString) {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
     /// `text` as it is (numbers already formatted).
-    mutating func raw(_ text: String) {
+    package mutating func raw(_ text: String) {
         bytes.append(contentsOf: text.utf8)
     }
 
     /// `text` as a JSON string.
-    mutating func string(_ text: String) {
+    package mutating func string(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
         for byte in text.utf8 {
             switch byte {
@@ -119,13 +119,13 @@ struct JSONWriter {
 
     /// A finite `value` in Swift's shortest round-trip form (`0.5`, `1e-07`), which is
     /// JSON; a non-finite value (never validated) as `0`.
-    mutating func number(_ value: Double) {
+    package mutating func number(_ value: Double) {
         guard value.isFinite else { raw("0"); return }
         raw(value.description)
     }
 
     /// `{"min", "mean", "max"}`.
-    mutating func summary(_ summary: ResourceUsage.Summary) {
+    package mutating func summary(_ summary: ResourceUsage.Summary) {
         raw("{\"min\":")
         number(summary.min)
         raw(",\"mean\":")

@@ -411,5 +411,4 @@ public protocol RollupBulkLoading: CollectorStore {
     func addRollups(app: String, hourly values: [RollupKey: RollupValue], tagged: [(tag: TagFilter, key: RollupKey, value: RollupValue)]) async throws
 }
 
-extension SQLiteStore: RollupBulkLoading {}
 

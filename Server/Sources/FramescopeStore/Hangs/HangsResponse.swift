@@ -1,10 +1,9 @@
 import FramescopeCore
-import Hummingbird
 
 /// `GET /v1/apps/{app}/hangs`: the app's hangs grouped by where they happened, by total
 /// hang time (longest first): the SDK's (``groups``) and MetricKit's (``metricKitGroups``),
 /// and the images whose frames have no symbols uploaded.
-public struct HangsResponse: ResponseEncodable, Codable, Sendable {
+public struct HangsResponse: Codable, Sendable {
     /// One frame of a group's stack.
     public struct Frame: Codable, Sendable, Hashable {
         /// The image's file name: the one its uploaded symbols gave where they were uploaded
@@ -126,12 +125,10 @@ public struct HangsResponse: ResponseEncodable, Codable, Sendable {
     /// (a test run's parallel suites took 16 s for a one-hang read) a read is not cut short.
     public static let timeLimit = 25.0
 
-    /// The answer to a hangs read that took longer than `seconds`: 503 `store_unavailable`
-    /// with `Retry-After`.
-    public static func tookTooLong(seconds: Double) -> CollectorError {
-        CollectorError(.serviceUnavailable, .storeUnavailable,
-                       message: "the hangs of this range took longer than \(Int(seconds.rounded(.up))) s to read; send again later, or narrow the range or filters",
-                       headers: [.retryAfter: String(max(1, Int(seconds.rounded(.up))))])
+    /// The error for a hangs read that took longer than `seconds`: the collector answers it
+    /// 503 `store_unavailable` with `Retry-After` (``StoreError/readTookTooLong(what:seconds:)``).
+    public static func tookTooLong(seconds: Double) -> StoreError {
+        .readTookTooLong(what: "the hangs of this range", seconds: max(1, Int(seconds.rounded(.up))))
     }
 
     /// The answer for `sdk` and `metricKit` groups as the store read them, merged by

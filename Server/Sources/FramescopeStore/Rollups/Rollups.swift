@@ -182,7 +182,7 @@ public enum RollupLevel: String, CaseIterable, Sendable, Hashable {
     }
 
     /// `value` rounded down to a multiple of `step`.
-    static func floor(_ value: Int64, to step: Int64) -> Int64 {
+    package static func floor(_ value: Int64, to step: Int64) -> Int64 {
         let remainder = value % step
         return remainder < 0 ? value - remainder - step : value - remainder
     }

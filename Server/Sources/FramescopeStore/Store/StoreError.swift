@@ -22,6 +22,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// error that passes (a shard or ZooKeeper down, too many parts); a client should send
     /// the same request again after `retryAfter` seconds. Nothing of the write was counted.
     case unavailable(store: String, retryAfter: Int)
+    /// A read of `what` ran past its time bound of `seconds` and was cancelled (the hangs of
+    /// a range: ``HangsResponse/timeLimit``); the same read may answer later, or a narrower one now.
+    case readTookTooLong(what: String, seconds: Int)
     /// The store failed in a way a retry does not cure (a bug); the details are in the log.
     case failed
 
@@ -33,6 +36,7 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidEvent(let field, let message): "\(field) \(message)"
         case .full: "the collector's store is full (no space left for the database)"
         case .unavailable(let store, _): "the collector's store (\(store)) cannot be reached"
+        case .readTookTooLong(let what, let seconds): "\(what) took longer than \(seconds) s to read; send again later, or narrow the range or filters"
         case .failed: "the collector's store failed"
         }
     }

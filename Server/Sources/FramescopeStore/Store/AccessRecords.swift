@@ -119,3 +119,11 @@ public enum AccessKeys {
         return result.isEmpty ? "app" : String(result.prefix(40))
     }
 }
+
+/// Whether `a` and `b` are equal, in time that depends only on their lengths.
+package func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    guard a.count == b.count else { return false }
+    var difference: UInt8 = 0
+    for index in a.indices { difference |= a[index] ^ b[index] }
+    return difference == 0
+}
