@@ -78,8 +78,7 @@ final class FatalHangRecorder: Sendable {
             let event = FatalHangEvent(
                 id: UUID().uuidString.lowercased(), screen: screen, startedAt: ISO8601.format(unixSeconds: startedAt),
                 duration: hang.duration, appVersion: app.version, build: app.build, osVersion: osVersion,
-                context: VisitContext(network: state.network, lowPowerMode: state.lowPowerMode,
-                                      thermalState: state.thermalState, tags: scene.tags),
+                context: state.visitContext(tags: scene.tags),
                 stack: nil)
             record.withLock { $0 = event }
             write(event)

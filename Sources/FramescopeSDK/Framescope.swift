@@ -37,126 +37,6 @@ import Foundation
 /// visit to the disk queue and hands it to ``onVisit``; the uploader sends batches.
 @MainActor
 public final class Framescope {
-    /// What the SDK needs to know: where to send, who it is, and its thresholds.
-    public struct Configuration: Sendable {
-        /// The collector's base URL (`https://framescope.example.com`).
-        public var collector: URL
-        /// The app's ingest key (`fsi_…`).
-        public var ingestKey: String
-        /// The app: its collector id, version and build; nil (the default) to read the version
-        /// and build from the main bundle and let the collector take the key's app
-        /// (``AppInfo/current(id:version:build:facts:)`` sets some values and reads the rest).
-        public var app: AppInfo?
-        /// The device: model, OS, highest refresh rate, installation id; nil (the default) to
-        /// read them (``DeviceInfo/current(model:osName:osVersion:maxRefreshRate:installationId:facts:)``).
-        /// Without an installation id the SDK's own is sent (``InstallationID``).
-        public var device: DeviceInfo?
-        /// The share of installations that measure, 0 or 0.000001–1 (default 1; below one in a
-        /// million the collector would refuse the batches): an installation is in
-        /// or out for good, by its id (``InstallationSampling``), and each batch says the rate
-        /// so the collector can say which rates its figures come from.
-        public var sampleRate: Double
-        /// Whether MetricKit's payloads are forwarded to the collector (`POST /v1/metrickit`)
-        /// where MetricKit exists (default true); see ``forwardMetricKitPayload(_:)``.
-        public var forwardsMetricKit: Bool
-        /// The engine's thresholds and what makes a visit worth sending. The hang threshold
-        /// (default 0.25 s) is also the watchdog's.
-        public var tracker: ScreenTracker.Configuration
-        /// Whether the hang watchdog runs (default true).
-        public var watchdogEnabled: Bool
-        /// The watchdog's check interval, in seconds (default 0.125 s; less than the hang threshold).
-        /// Hangs are dated to within half of it; each check wakes two threads (see
-        /// ``HangWatchdog``).
-        public var watchdogCheckInterval: Double
-        /// A ping to the main thread that waits this long marks it busy, in seconds (default 0.034 s).
-        public var busyThreshold: Double
-        /// While a hang lasts, the main thread's stack is sampled every this many seconds
-        /// (default 0.1 s), or never with nil. Needs the watchdog; on Linux, a main queue
-        /// drained by the main thread (`RunLoop.main.run()`). See docs/sdk.md for the cost.
-        public var hangStackInterval: Double?
-        /// Most stack samples per hang, 1–50 (default 20).
-        public var hangStackSamples: Int
-        /// How often CPU and memory are sampled, in seconds, or nil for never (default 1 s).
-        public var resourceSampleInterval: Double?
-        /// Batching, the disk queue and uploads.
-        public var delivery: DeliveryConfiguration
-        /// Reads the device's network, low-power and thermal state; called off the main
-        /// thread when a visit is finished (default: unknown network, nominal, not low power;
-        /// on Apple platforms see ``DeviceState/current``).
-        public var deviceState: @Sendable () -> DeviceState
-        /// Receives one line, off the main thread, for each delivery problem a person should
-        /// see: the collector saying the configuration is wrong (when that begins, changes and
-        /// ends; see ``DeliveryStatistics/configurationError``), a batch refused, moved back
-        /// or abandoned. Pass it to the app's logger (default: nil, nothing is logged).
-        public var log: (@Sendable (String) -> Void)?
-
-        /// Creates a configuration; see the properties for units and defaults.
-        public init(collector: URL, ingestKey: String, app: AppInfo? = nil, device: DeviceInfo? = nil, sampleRate: Double = 1,
-                    forwardsMetricKit: Bool = true,
-                    tracker: ScreenTracker.Configuration = ScreenTracker.Configuration(), watchdogEnabled: Bool = true,
-                    watchdogCheckInterval: Double = 0.125, busyThreshold: Double = 0.034,
-                    hangStackInterval: Double? = 0.1, hangStackSamples: Int = 20, resourceSampleInterval: Double? = 1,
-                    delivery: DeliveryConfiguration = DeliveryConfiguration(),
-                    deviceState: @escaping @Sendable () -> DeviceState = { DeviceState() },
-                    log: (@Sendable (String) -> Void)? = nil) {
-            self.collector = collector
-            self.ingestKey = ingestKey
-            self.app = app
-            self.device = device
-            self.sampleRate = sampleRate
-            self.forwardsMetricKit = forwardsMetricKit
-            self.tracker = tracker
-            self.watchdogEnabled = watchdogEnabled
-            self.watchdogCheckInterval = watchdogCheckInterval
-            self.busyThreshold = busyThreshold
-            self.hangStackInterval = hangStackInterval
-            self.hangStackSamples = hangStackSamples
-            self.resourceSampleInterval = resourceSampleInterval
-            self.delivery = delivery
-            self.deviceState = deviceState
-            self.log = log
-        }
-
-        /// What is wrong with these values, naming the field, or nil when they are usable.
-        public var problem: String? {
-            guard let scheme = collector.scheme?.lowercased(), scheme == "http" || scheme == "https", collector.host != nil else {
-                return "collector must be an http or https URL"
-            }
-            if ingestKey.isEmpty { return "ingestKey must not be empty" }
-            let values: [(String, String?)] = [
-                ("app.id", app?.id), ("app.version", app?.version), ("app.build", app?.build),
-                ("device.model", device?.model), ("device.osName", device?.osName), ("device.osVersion", device?.osVersion),
-            ]
-            for case let (field, value?) in values where !(1...64).contains(value.count) {
-                return "\(field) must be 1–64 characters"
-            }
-            if let rate = device?.maxRefreshRate, !(1...1000).contains(rate) { return "device.maxRefreshRate must be 1–1000 Hz" }
-            if let id = device?.installationId, !InstallationID.isValid(id) {
-                return "device.installationId must be 1–64 letters, digits, '-' or '_'"
-            }
-            if !(sampleRate == 0 || EventBatch.isValidSampleRate(sampleRate)) {
-                return "sampleRate must be 0 (no installation measures) or from 0.000001 (one in a million, the finest rate the collector keeps) to 1"
-            }
-            if let problem = tracker.problem { return "tracker: \(problem)" }
-            let threshold = tracker.analyzer.hangThreshold
-            if !(watchdogCheckInterval.isFinite && watchdogCheckInterval > 0 && watchdogCheckInterval < threshold) {
-                return "watchdogCheckInterval must be a positive number of seconds below the hang threshold (\(threshold) s)"
-            }
-            if !(busyThreshold.isFinite && busyThreshold > 0) { return "busyThreshold must be a positive number of seconds" }
-            if let interval = hangStackInterval, !(interval.isFinite && interval >= 0.01) {
-                return "hangStackInterval must be at least 0.01 seconds"
-            }
-            if !(1...HangStack.maximumSamples).contains(hangStackSamples) {
-                return "hangStackSamples must be 1–\(HangStack.maximumSamples)"
-            }
-            if let interval = resourceSampleInterval, !(interval.isFinite && interval > 0) {
-                return "resourceSampleInterval must be a positive number of seconds"
-            }
-            if let problem = delivery.problem { return "delivery: \(problem)" }
-            return nil
-        }
-    }
-
     /// Why the SDK could not be created.
     public enum SetupError: Error, CustomStringConvertible, Equatable {
         /// A configuration value is wrong; the text names it.
@@ -191,7 +71,7 @@ public final class Framescope {
         public var idleHangs: Int = 0
         /// Batches, uploads, retries and drops.
         public var delivery: DeliveryStatistics
-        /// MetricKit payloads forwarded (all zero when ``Configuration/forwardsMetricKit`` is off).
+        /// MetricKit payloads forwarded (all zero when ``MetricKitConfiguration/forwardsPayloads`` is off).
         public var metricKit = MetricKitStatistics()
     }
 
@@ -219,26 +99,21 @@ public final class Framescope {
     private let trackerStorage: TrackerStorage
     var tracker: UnsafeMutablePointer<ScreenTracker> { trackerStorage.pointer }
     let clock: MonotonicClock
+    /// The hang watchdog, when enabled (paused and resumed with the app's lifecycle).
     let watchdog: HangWatchdog?
-    private let hangLog: HangLog
     /// The record of the hang under way, for the next launch if this process dies in it.
     private let fatalHangs: FatalHangRecorder?
-    private let sampler: ResourceSampler?
-    let delivery: DeliveryQueue
-    private let messages: AsyncStream<PipelineMessage>
-    private let continuation: AsyncStream<PipelineMessage>.Continuation
-    private let shortVisitsKept = Locked(0)
-    private var isRunning = false
-    private(set) var isStopped = false
-    private var pipelineTask: Task<Void, Never>?
-    private var uploadTask: Task<Void, Never>?
+    /// The visits' pipeline and uploader.
+    let visits: VisitDelivery
     /// MetricKit's payloads on their way to the collector, when forwarded.
     nonisolated let metricKit: MetricKitForwarder?
-    private var metricKitTask: Task<Void, Never>?
-    /// MetricKit's subscriber, where there is MetricKit (MetricKit holds it weakly).
-    var metricKitSubscriber: AnyObject?
-    /// What ``start(collector:ingestKey:configure:)`` set up around the SDK.
-    var attachments: [AnyObject] = []
+    /// The parts that run from ``start()`` to ``stop()``, in the order they start (``SDKPart``):
+    /// MetricKit's forwarding, the watchdog (when this installation is sampled), the
+    /// visits, then what ``start(collector:ingestKey:configure:)`` adds (the network monitor,
+    /// the display-link driver). They stop in reverse order.
+    private(set) var parts: [any SDKPart] = []
+    private var isRunning = false
+    private(set) var isStopped = false
 
     /// Creates the SDK; nothing is measured or sent until ``start()``.
     /// - Throws: ``SetupError`` naming a wrong configuration value, or a disk queue that
@@ -248,8 +123,6 @@ public final class Framescope {
         self.configuration = configuration
         let clock = MonotonicClock.system
         self.clock = clock
-        let hangLog = HangLog()
-        self.hangLog = hangLog
         let directory = configuration.delivery.directory ?? Self.defaultDirectory(appID: configuration.app?.id)
         self.directory = directory
         let facts = configuration.app == nil || configuration.device == nil ? SystemFacts.current() : nil
@@ -267,34 +140,18 @@ public final class Framescope {
         self.app = app
         self.device = device
         isSampled = InstallationSampling.includes(device.installationId ?? "", rate: configuration.sampleRate)
-        let fatalHangs = configuration.watchdogEnabled
+        let fatalHangs = configuration.watchdog.isEnabled
             ? FatalHangRecorder(directory: directory, app: app, osVersion: device.osVersion,
                                 clock: clock, deviceState: configuration.deviceState)
             : nil
         self.fatalHangs = fatalHangs
-        if configuration.watchdogEnabled {
-            let threshold = configuration.tracker.analyzer.hangThreshold
-            let stackSampling = configuration.hangStackInterval.flatMap { interval in
-                Self.mainThreadSampling(interval: interval, samples: configuration.hangStackSamples, clock: clock)
-            }
-            var progress: (@Sendable (Hang) -> Void)?
-            if let fatalHangs { progress = { hang in fatalHangs.progressed(hang) } }
-            watchdog = HangWatchdog(
-                watching: .main,
-                configuration: HangWatchdog.Configuration(threshold: threshold, checkInterval: configuration.watchdogCheckInterval,
-                                                          busyThreshold: configuration.busyThreshold),
-                clock: clock,
-                stackSampling: stackSampling,
-                progress: progress,
-                handler: { event in
-                    hangLog.record(event)
-                    fatalHangs?.handle(event)
-                })
-        } else {
-            watchdog = nil
-        }
+        let hangLog = HangLog()
+        let watchdog = configuration.watchdog.isEnabled
+            ? Self.watchdog(configuration, clock: clock, hangLog: hangLog, fatalHangs: fatalHangs)
+            : nil
+        self.watchdog = watchdog
         trackerStorage = TrackerStorage(ScreenTracker(configuration: configuration.tracker, busySpans: watchdog?.busySpanReader))
-        sampler = configuration.resourceSampleInterval.map { ResourceSampler(interval: $0) }
+        let delivery: DeliveryQueue
         do {
             delivery = try DeliveryQueue(configuration: configuration.delivery, directory: directory,
                                          collector: configuration.collector, ingestKey: configuration.ingestKey,
@@ -303,37 +160,43 @@ public final class Framescope {
         } catch {
             throw .queueUnavailable("\(error)")
         }
+        visits = VisitDelivery(pipeline: VisitPipeline(
+            delivery: delivery, sampler: configuration.resourceSampleInterval.map { ResourceSampler(interval: $0) },
+            hangLog: hangLog, deviceState: configuration.deviceState,
+            settleNanoseconds: watchdog == nil ? 0 : nanoseconds(configuration.watchdog.checkInterval * 2.5), clock: clock,
+            sleeper: delivery.clock, shortVisitsKept: Locked(0), notify: { _ in }))
+        let forwarding: MetricKitForwarding?
         do {
-            metricKit = configuration.forwardsMetricKit
-                ? try MetricKitForwarder(directory: directory, collector: configuration.collector,
-                                         ingestKey: configuration.ingestKey, configuration: configuration.delivery,
-                                         log: configuration.log)
+            forwarding = configuration.metricKit.forwardsPayloads
+                ? MetricKitForwarding(forwarder: try MetricKitForwarder(
+                    directory: directory, collector: configuration.collector, ingestKey: configuration.ingestKey,
+                    configuration: configuration.delivery, log: configuration.log))
                 : nil
         } catch {
             throw .queueUnavailable("MetricKit's folder: \(error)")
         }
-        (messages, continuation) = AsyncStream.makeStream(of: PipelineMessage.self)
+        metricKit = forwarding?.forwarder
+        // The watchdog runs only where this installation measures.
+        let order: [(any SDKPart)?] = [forwarding, isSampled ? watchdog : nil, visits]
+        parts = order.compactMap { $0 }
+        visits.onVisit = { [weak self] event in await self?.notify(event) }
     }
 
     /// Starts measuring (when this session is sampled) and delivering (always: batches an
-    /// earlier session left are sent either way). Later calls do nothing.
+    /// earlier session left are sent either way): starts the parts in order (``parts``).
+    /// Later calls do nothing.
     public func start() {
         guard !isRunning, !isStopped else { return }
         isRunning = true
-        let delivery = delivery
-        uploadTask = Task.detached { await delivery.run() }
-        let pipeline = VisitPipeline(
-            delivery: delivery, sampler: sampler, hangLog: hangLog, deviceState: configuration.deviceState,
-            settleNanoseconds: watchdog == nil ? 0 : nanoseconds(configuration.watchdogCheckInterval * 2.5), clock: clock,
-            sleeper: delivery.clock,
-            shortVisitsKept: shortVisitsKept, notify: { [weak self] event in await self?.notify(event) })
-        let messages = messages
-        pipelineTask = Task.detached { await pipeline.run(messages) }
-        if isSampled { watchdog?.start() }
-        if let metricKit {
-            metricKitTask = Task.detached { await metricKit.run() }
-            subscribeToMetricKit()
-        }
+        for part in parts { part.start() }
+    }
+
+    /// Adds `part` to the end of ``parts`` and starts it if the SDK runs; it stops before
+    /// the parts added earlier.
+    func add(_ part: any SDKPart) {
+        guard !isStopped else { return }
+        parts.append(part)
+        if isRunning { part.start() }
     }
 
     /// The app shows `name` now: closes the current visit and starts one of `name`.
@@ -360,7 +223,7 @@ public final class Framescope {
         let outcome = screen.map { tracker.pointee.enter($0, now: clock.now(), unixTime: Date().timeIntervalSince1970) }
             ?? tracker.pointee.close(now: clock.now())
         publishScene()
-        continuation.yield(.visitChanged(closed: outcome, started: screen != nil))
+        visits.visitChanged(closed: outcome, started: screen != nil)
     }
 
     /// Records one display-refresh tick. Call it every refresh, from the main thread.
@@ -432,11 +295,11 @@ public final class Framescope {
         if isSampled, let screen = tracker.pointee.screen {
             changeVisit(to: screen)
         }
-        async let payloads = metricKit?.flush(timeout: timeout) ?? true
-        let visits = await withCheckedContinuation { done in
-            continuation.yield(.flush(timeout: timeout, done: done))
-        }
-        return await payloads && visits
+        // Every part at once, each within `timeout`: MetricKit's payloads beside the visits.
+        let flushes = parts.map { part in Task { await part.flush(timeout: timeout) } }
+        var delivered = true
+        for flush in flushes { delivered = await flush.value && delivered }
+        return delivered
     }
 
     /// Ends the SDK: closes the current visit, writes it to the disk queue, stops the
@@ -447,26 +310,18 @@ public final class Framescope {
             changeVisit(to: nil)
         }
         isStopped = true
-        detach()
-        continuation.finish()
-        await pipelineTask?.value
-        watchdog?.stop()
-        unsubscribeFromMetricKit()
-        await delivery.stop()
-        await metricKit?.stop()
-        await uploadTask?.value
-        await metricKitTask?.value
+        // Reverse order, each part stopped before the next begins: the display link first,
+        // the visits drained while the watchdog still runs, then the watchdog.
+        for part in parts.reversed() { await part.stop() }
         release()
     }
 
     /// The tracker's, the watchdog's and the delivery's counters.
     public func statistics() async -> Statistics {
-        let watchdogStatistics = watchdog?.statistics
-        return Statistics(isSampled: isSampled, tracker: tracker.pointee.statistics,
-                          shortVisitsKept: shortVisitsKept.withLock { $0 }, hangs: watchdogStatistics?.hangs ?? 0,
-                          sampledHangs: watchdogStatistics?.sampledHangs ?? 0, idleHangs: watchdogStatistics?.idleHangs ?? 0,
-                          delivery: await delivery.currentStatistics,
-                          metricKit: await metricKit?.currentStatistics ?? MetricKitStatistics())
+        var statistics = Statistics(isSampled: isSampled, tracker: tracker.pointee.statistics, shortVisitsKept: 0, hangs: 0,
+                                    delivery: DeliveryStatistics())
+        for part in parts { await part.addStatistics(to: &statistics) }
+        return statistics
     }
 
     /// Hands the current screen and tags to the fatal-hang record (on screen and tag changes).
@@ -476,10 +331,27 @@ public final class Framescope {
         fatalHangs.scene.withLock { $0 = scene }
     }
 
-    /// Stack sampling of the main thread for the watchdog, when the calling thread is the
-    /// main thread and it can be sampled; nil otherwise (then hangs come without stacks).
-    private static func mainThreadSampling(interval: Double, samples: Int, clock: MonotonicClock) -> HangStackSampling? {
-        Thread.isMainThread ? .callingThread(interval: interval, samples: samples, clock: clock) : nil
+    /// The hang watchdog of `configuration`, reporting ended hangs to `hangLog` and every
+    /// hang to `fatalHangs`. It samples the main thread's stack when it is made on the main
+    /// thread and the stacks' interval is set (otherwise hangs come without stacks).
+    private static func watchdog(_ configuration: Configuration, clock: MonotonicClock, hangLog: HangLog,
+                                 fatalHangs: FatalHangRecorder?) -> HangWatchdog {
+        let settings = configuration.watchdog
+        let stackSampling = settings.stacks.interval.flatMap { interval in
+            Thread.isMainThread ? HangStackSampling.callingThread(interval: interval, samples: settings.stacks.samples, clock: clock) : nil
+        }
+        var progress: (@Sendable (Hang) -> Void)?
+        if let fatalHangs { progress = { hang in fatalHangs.progressed(hang) } }
+        return HangWatchdog(
+            watching: .main,
+            configuration: settings.hangWatchdog(threshold: configuration.tracker.analyzer.hangThreshold),
+            clock: clock,
+            stackSampling: stackSampling,
+            progress: progress,
+            handler: { event in
+                hangLog.record(event)
+                fatalHangs?.handle(event)
+            })
     }
 
     /// The current visit's report so far, for a live overlay; nil with no visit.

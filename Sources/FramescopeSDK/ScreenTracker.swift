@@ -354,26 +354,7 @@ public struct ClosedVisit: Sendable, Hashable {
     public func event(hangs: [HangRecord], resources: ResourceUsage?, state: DeviceState) -> ScreenVisitEvent {
         ScreenVisitEvent(
             screen: screen, startedAt: ISO8601.format(unixSeconds: unixStart), duration: duration,
-            context: VisitContext(network: state.network, lowPowerMode: state.lowPowerMode,
-                                  thermalState: state.thermalState, tags: tags),
+            context: state.visitContext(tags: tags),
             report: report, motion: motion, hangs: hangs, resources: resources, mainThreadHitches: mainThreadHitches)
-    }
-}
-
-/// The device's state that a visit records: network, low-power mode and thermal state.
-public struct DeviceState: Sendable, Hashable {
-    /// How the device is connected.
-    public var network: VisitContext.Network
-    /// Whether low-power mode is on.
-    public var lowPowerMode: Bool
-    /// The thermal state.
-    public var thermalState: VisitContext.ThermalState
-
-    /// Creates a state.
-    public init(network: VisitContext.Network = .unknown, lowPowerMode: Bool = false,
-                thermalState: VisitContext.ThermalState = .nominal) {
-        self.network = network
-        self.lowPowerMode = lowPowerMode
-        self.thermalState = thermalState
     }
 }

@@ -52,7 +52,8 @@ struct VisitPipeline: Sendable {
     let sleeper: any Clock<Duration>
     /// Short visits sent because they hold a hang.
     let shortVisitsKept: Locked<Int>
-    let notify: @Sendable (ScreenVisitEvent) async -> Void
+    /// Called with each visit once it is in the disk queue (the facade's ``Framescope/onVisit``).
+    var notify: @Sendable (ScreenVisitEvent) async -> Void
 
     func run(_ messages: AsyncStream<PipelineMessage>) async {
         for await message in messages {

@@ -111,7 +111,7 @@ struct SetupTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         func make(_ device: DeviceInfo? = nil, rate: Double = 1) throws -> Framescope {
             try Framescope(configuration: .init(collector: URL(string: "http://127.0.0.1:9")!, ingestKey: "fsi_test",
-                                                device: device, sampleRate: rate, watchdogEnabled: false,
+                                                device: device, sampleRate: rate, watchdog: WatchdogConfiguration(isEnabled: false),
                                                 resourceSampleInterval: nil, delivery: DeliveryConfiguration(directory: folder)))
         }
         let first = try make()
@@ -142,7 +142,7 @@ struct SetupTests {
         let collector = URL(string: "http://127.0.0.1:9")!
         let framescope = try Framescope.start(collector: collector, ingestKey: "fsi_one") { setup in
             setup.configuration.delivery.directory = folder
-            setup.configuration.watchdogEnabled = false
+            setup.configuration.watchdog.isEnabled = false
             setup.configuration.sampleRate = 1
         }
         #expect(Framescope.shared === framescope)

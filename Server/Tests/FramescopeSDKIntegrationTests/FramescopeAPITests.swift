@@ -39,7 +39,7 @@ extension RealThreadTests {
                 tracker: ScreenTracker.Configuration(minimumVisitDuration: 0.3, minimumVisitFrames: 5),
                 // 0.05 s checks date a hang to ±25 ms (the default 0.125 s to ±62.5 ms), so
                 // the ±50 ms check below leaves room for a loaded machine.
-                watchdogCheckInterval: 0.05, resourceSampleInterval: 0.2, delivery: delivery,
+                watchdog: WatchdogConfiguration(checkInterval: 0.05), resourceSampleInterval: 0.2, delivery: delivery,
                 deviceState: { DeviceState(network: .wifi, lowPowerMode: true, thermalState: .fair) })
         }
 
@@ -169,8 +169,8 @@ extension RealThreadTests {
                 try Framescope(configuration: bad)
             }
             bad = configuration(collector: URL(string: "http://127.0.0.1:9")!, key: "fsi_x", folder: folder)
-            bad.watchdogCheckInterval = 0.3
-            #expect(bad.problem?.hasPrefix("watchdogCheckInterval") == true)
+            bad.watchdog.checkInterval = 0.3
+            #expect(bad.problem?.hasPrefix("watchdog: checkInterval") == true)
             bad = configuration(collector: URL(string: "http://127.0.0.1:9")!, key: "", folder: folder)
             #expect(bad.problem == "ingestKey must not be empty")
             bad = configuration(collector: URL(string: "http://127.0.0.1:9")!, key: "fsi_x", folder: folder)

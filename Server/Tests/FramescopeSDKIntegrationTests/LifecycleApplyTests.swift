@@ -15,7 +15,7 @@ extension RealThreadTests {
             let configuration = Framescope.Configuration(
                 collector: URL(string: "http://127.0.0.1:9")!, ingestKey: "fsi_x", app: testApp, device: testDevice,
                 tracker: ScreenTracker.Configuration(minimumVisitDuration: 0.3, minimumVisitFrames: 5),
-                watchdogCheckInterval: 0.05, delivery: delivery)
+                watchdog: WatchdogConfiguration(checkInterval: 0.05), delivery: delivery)
             let framescope = try Framescope(configuration: configuration)
             var seen: [ScreenVisitEvent] = []
             framescope.onVisit = { seen.append($0) }
@@ -59,7 +59,7 @@ extension RealThreadTests {
             let framescope = try Framescope(configuration: Framescope.Configuration(
                 collector: URL(string: "http://127.0.0.1:9")!, ingestKey: "fsi_x", app: testApp, device: testDevice,
                 tracker: ScreenTracker.Configuration(minimumVisitDuration: 0.3, minimumVisitFrames: 5),
-                watchdogCheckInterval: 0.05, delivery: delivery))
+                watchdog: WatchdogConfiguration(checkInterval: 0.05), delivery: delivery))
             var seen: [ScreenVisitEvent] = []
             framescope.onVisit = { seen.append($0) }
             framescope.start()

@@ -4,7 +4,7 @@ import Foundation
 import MetricKit
 
 /// MetricKit's subscriber: hands each daily metric payload and each diagnostic payload to the
-/// SDK's forwarder, written to disk before the callback returns. Held by ``Framescope``;
+/// SDK's forwarder, written to disk before the callback returns. Held by ``MetricKitForwarding``;
 /// added to `MXMetricManager.shared` when the SDK starts and removed when it stops.
 final class MetricKitSubscriber: NSObject, MXMetricManagerSubscriber, @unchecked Sendable {
     // @unchecked: the only stored property is a let of a Sendable actor.
@@ -32,21 +32,21 @@ final class MetricKitSubscriber: NSObject, MXMetricManagerSubscriber, @unchecked
     }
 }
 
-extension Framescope {
+extension MetricKitForwarding {
     /// Adds a subscriber to `MXMetricManager.shared` (iOS 13) that forwards every payload;
-    /// MetricKit holds its subscribers weakly, so the SDK keeps it.
-    func subscribeToMetricKit() {
-        guard let metricKit, metricKitSubscriber == nil else { return }
-        let subscriber = MetricKitSubscriber(forwarder: metricKit)
-        metricKitSubscriber = subscriber
+    /// MetricKit holds its subscribers weakly, so the part keeps it.
+    func subscribe() {
+        guard subscriber == nil else { return }
+        let subscriber = MetricKitSubscriber(forwarder: forwarder)
+        self.subscriber = subscriber
         MXMetricManager.shared.add(subscriber)   // MXMetricManager.add(_:), iOS 13
     }
 
     /// Removes the subscriber; payloads MetricKit delivers later wait for the next start.
-    func unsubscribeFromMetricKit() {
-        guard let subscriber = metricKitSubscriber as? MetricKitSubscriber else { return }
+    func unsubscribe() {
+        guard let subscriber = subscriber as? MetricKitSubscriber else { return }
         MXMetricManager.shared.remove(subscriber)   // MXMetricManager.remove(_:), iOS 13
-        metricKitSubscriber = nil
+        self.subscriber = nil
     }
 }
 #endif

@@ -37,7 +37,7 @@ extension Framescope {
         guard !refreshRateGiven, (1...1000).contains(hertz), hertz != device.maxRefreshRate else { return }
         device.maxRefreshRate = hertz
         let device = device
-        let delivery = delivery
+        let delivery = visits.queue
         Task { await delivery.update(device: device) }
     }
 }

@@ -56,21 +56,16 @@ extension Framescope {
                              configure: (inout Setup) -> Void = { _ in }) throws(SetupError) -> Framescope {
         if let shared { return shared }
         var setup = Setup(collector: collector, ingestKey: ingestKey)
-        var attachments: [AnyObject] = []
+        var prepared: [any SDKPart] = []
         // The platform's defaults first, so that what `configure` sets wins.
-        prepare(&setup, keeping: &attachments)
+        prepare(&setup, keeping: &prepared)
         configure(&setup)
         let framescope = try Framescope(configuration: setup.configuration)
         framescope.start()
-        framescope.attachments = attachments + framescope.attach(setup)
+        for part in prepared { framescope.add(part) }
+        framescope.attach(setup)
         shared = framescope
         return framescope
-    }
-
-    /// Stops what ``start(collector:ingestKey:configure:)`` set up (at the start of ``stop()``).
-    func detach() {
-        for case let part as any PlatformAttachment in attachments { part.detach() }
-        attachments = []
     }
 
     /// Lets go of ``shared`` once this SDK has stopped (at the end of ``stop()``), so a new
@@ -81,17 +76,9 @@ extension Framescope {
 
     #if !(canImport(UIKit) && canImport(QuartzCore))
     /// Nothing to prepare without UIKit: the facts are read by the SDK itself.
-    static func prepare(_ setup: inout Setup, keeping attachments: inout [AnyObject]) {}
+    static func prepare(_ setup: inout Setup, keeping parts: inout [any SDKPart]) {}
 
     /// Nothing to attach without UIKit: the app or a test ticks and names screens.
-    func attach(_ setup: Setup) -> [AnyObject] { [] }
+    func attach(_ setup: Setup) {}
     #endif
-}
-
-/// A part that ``Framescope/start(collector:ingestKey:configure:)`` keeps alive and stops
-/// with the SDK (the display-link driver, the network monitor).
-@MainActor
-protocol PlatformAttachment: AnyObject {
-    /// Stops the part for good.
-    func detach()
 }
