@@ -49,7 +49,9 @@ struct FramescopePartsTests {
         Framescope.Configuration(collector: URL(string: "http://127.0.0.1:9")!, ingestKey: "fsi_parts",
                                  device: DeviceInfo(model: "m", osName: "o", osVersion: "1", maxRefreshRate: 60,
                                                     installationId: "parts"),
-                                 sampleRate: sampleRate, watchdog: WatchdogConfiguration(isEnabled: watchdog),
+                                 // No stack sampling: the tests never start the watchdog, and making a
+                                 // sampler on the main thread would set up the signal sampler.
+                                 sampleRate: sampleRate, watchdog: WatchdogConfiguration(isEnabled: watchdog, stacks: .init(interval: nil)),
                                  metricKit: MetricKitConfiguration(forwardsPayloads: metricKit), resourceSampleInterval: nil,
                                  delivery: DeliveryConfiguration(directory: folder))
     }
