@@ -35,6 +35,12 @@ import Foundation
 /// sampler on a timer, and a pipeline task that waits for the watchdog's verdict on the
 /// visit's last moments, attaches hangs, CPU and memory and the device's state, writes the
 /// visit to the disk queue and hands it to ``onVisit``; the uploader sends batches.
+///
+/// ## Parts
+/// What runs from ``start()`` to ``stop()`` is one list of parts (MetricKit's forwarding, the
+/// watchdog, the visits' pipeline and uploader, and from the one call the network monitor and
+/// the display link), started in that order and stopped in reverse; see docs/sdk.md, "The
+/// parts, as one list".
 @MainActor
 public final class Framescope {
     /// Why the SDK could not be created.
@@ -302,8 +308,10 @@ public final class Framescope {
         return delivered
     }
 
-    /// Ends the SDK: closes the current visit, writes it to the disk queue, stops the
-    /// watchdog and the uploader. What is not delivered stays queued for the next start.
+    /// Ends the SDK: closes the current visit, then stops the parts in reverse order, each
+    /// before the next: the display link, the visits (the last one written to the disk queue,
+    /// the uploader stopped), the watchdog, MetricKit's forwarding. What is not delivered
+    /// stays queued for the next start.
     public func stop() async {
         guard isRunning, !isStopped else { return }
         if isSampled {
@@ -316,7 +324,8 @@ public final class Framescope {
         release()
     }
 
-    /// The tracker's, the watchdog's and the delivery's counters.
+    /// The tracker's, the watchdog's, the delivery's and MetricKit's counters (each part adds
+    /// its own).
     public func statistics() async -> Statistics {
         var statistics = Statistics(isSampled: isSampled, tracker: tracker.pointee.statistics, shortVisitsKept: 0, hangs: 0,
                                     delivery: DeliveryStatistics())
