@@ -49,7 +49,7 @@ let package = Package(
         // query and batch values, `StoreError`, the ingest planner and cardinality ledger, key
         // rotation, rollups, hang summaries and groups, thresholds, sampling, the symbol
         // tables. Imports Core, JSON, Traces (MetricKit's records) and Crypto (key digests);
-        // scripts/check-store-imports holds it to that.
+        // scripts/check-imports holds it to that (WALLS).
         .target(
             name: "FramescopeStore",
             dependencies: [
@@ -59,16 +59,27 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
-        // The collector: ingest, rollups and queries over a store (SQLite by default).
+        // The collector's store on SQLite (GRDB): `SQLiteStore` by concern, its frozen
+        // migrations, SQLite's errors as store errors, the SQLite cardinality gate.
+        .target(
+            name: "FramescopeSQLite",
+            dependencies: [
+                "FramescopeStore",
+                .product(name: "FramescopeCore", package: "Framescope"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // The collector: HTTP routes, ingest and services over a store (SQLite by default).
         .target(
             name: "FramescopeCollector",
             dependencies: [
                 "FramescopeStore",
+                "FramescopeSQLite",
                 .product(name: "FramescopeCore", package: "Framescope"),
                 .product(name: "FramescopeJSON", package: "Framescope"),
                 .product(name: "FramescopeTraces", package: "Framescope"),
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CompressNIO", package: "compress-nio"),
@@ -161,7 +172,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
-        .testTarget(name: "FramescopeCLITests", dependencies: ["framescope", "FramescopeExample", "FramescopeStore",
+        .testTarget(name: "FramescopeCLITests", dependencies: ["framescope", "FramescopeExample", "FramescopeStore", "FramescopeSQLite",
                                                      .product(name: "FramescopeCore", package: "Framescope"),
                                                      .product(name: "FramescopeSimulation", package: "Framescope"),
                                                      "FramescopeProcessTesting", "FramescopeCollector", "FramescopeClickHouse", "FramescopeClickHouseTesting",
@@ -171,14 +182,14 @@ let package = Package(
         // Real ClickHouse servers and ZooKeeper for tests, started and stopped by process id
         // (Debian's clickhouse-server and zookeeper; scripts/test installs them).
         .target(name: "FramescopeClickHouseTesting", dependencies: ["FramescopeClickHouse"], path: "Tests/ClickHouseTesting"),
-        .testTarget(name: "FramescopeClickHouseTests", dependencies: ["FramescopeClickHouse", "FramescopeClickHouseTesting", "FramescopeCollector", "FramescopeStore",
+        .testTarget(name: "FramescopeClickHouseTests", dependencies: ["FramescopeClickHouse", "FramescopeClickHouseTesting", "FramescopeCollector", "FramescopeStore", "FramescopeSQLite",
                                                             .product(name: "FramescopeCore", package: "Framescope"),
                                                             .product(name: "FramescopeSimulation", package: "Framescope")],
                     exclude: ["Fixtures"]),
         .testTarget(
             name: "FramescopeCollectorTests",
             dependencies: [
-                "FramescopeCollector", "FramescopeDashboard", "FramescopeClickHouse", "FramescopeClickHouseTesting", "FramescopeDemo", "FramescopeStore",
+                "FramescopeCollector", "FramescopeDashboard", "FramescopeClickHouse", "FramescopeClickHouseTesting", "FramescopeDemo", "FramescopeStore", "FramescopeSQLite",
                 .product(name: "FramescopeCore", package: "Framescope"),
                 .product(name: "FramescopeTraces", package: "Framescope"),
                 .product(name: "FramescopeSimulation", package: "Framescope"),

@@ -2,6 +2,7 @@ import Foundation
 @testable import FramescopeCollector
 import FramescopeCore
 import FramescopeJSON
+@testable import FramescopeSQLite
 @testable import FramescopeStore
 import Logging
 import NIOCore

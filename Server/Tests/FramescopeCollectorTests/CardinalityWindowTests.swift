@@ -3,6 +3,7 @@ import FramescopeClickHouse
 import FramescopeClickHouseTesting
 @testable import FramescopeCollector
 import FramescopeCore
+@testable import FramescopeSQLite
 @testable import FramescopeStore
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 @testable import FramescopeCollector
+@testable import FramescopeSQLite
 @testable import FramescopeStore
 import Testing
 

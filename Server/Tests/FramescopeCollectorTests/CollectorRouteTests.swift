@@ -2,6 +2,7 @@ import CompressNIO
 import Foundation
 @testable import FramescopeCollector
 import FramescopeCore
+@testable import FramescopeSQLite
 @testable import FramescopeStore
 import HTTPTypes
 import Hummingbird

@@ -1,4 +1,5 @@
 @testable import FramescopeCollector
+@testable import FramescopeSQLite
 @testable import FramescopeStore
 import Testing
 

@@ -3,6 +3,7 @@ import Foundation
 import FramescopeCore
 @testable import FramescopeDashboard
 import FramescopeDemo
+@testable import FramescopeSQLite
 @testable import FramescopeStore
 import HTTPTypes
 import Hummingbird

@@ -2,6 +2,7 @@ import CompressNIO
 import Foundation
 @testable import FramescopeCollector
 import FramescopeCore
+@testable import FramescopeSQLite
 import FramescopeSimulation
 @testable import FramescopeStore
 import NIOCore

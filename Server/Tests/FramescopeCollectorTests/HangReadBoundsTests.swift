@@ -2,6 +2,7 @@ import Foundation
 @testable import FramescopeCollector
 import FramescopeCore
 @testable import FramescopeDashboard
+@testable import FramescopeSQLite
 @testable import FramescopeStore
 import GRDB
 import Testing
@@ -214,8 +215,11 @@ struct HangReadBoundsTests {
                 return 1
             }
             Issue.record("a read past its bound answered")
-        } catch let error as CollectorError {
-            #expect(error.status == .serviceUnavailable && error.code == "store_unavailable" && error.headers[.retryAfter] == "1")
+        } catch let error as StoreError {
+            // The store's error; the collector answers it (StoreError+Response.swift).
+            #expect(error == .readTookTooLong(what: "the hangs of this range", seconds: 1))
+            let answer = error.collectorError
+            #expect(answer.status == .serviceUnavailable && answer.code == "store_unavailable" && answer.headers[.retryAfter] == "1")
         }
         #expect(try await CollectorQueries.within(seconds: 60) { 7 } == 7)
     }

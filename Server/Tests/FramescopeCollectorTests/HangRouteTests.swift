@@ -1,6 +1,7 @@
 import Foundation
 @testable import FramescopeCollector
 import FramescopeCore
+@testable import FramescopeSQLite
 @testable import FramescopeStore
 import Hummingbird
 import HummingbirdTesting

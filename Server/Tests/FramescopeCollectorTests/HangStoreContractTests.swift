@@ -2,6 +2,7 @@ import Foundation
 import FramescopeClickHouse
 @testable import FramescopeCollector
 import FramescopeCore
+@testable import FramescopeSQLite
 @testable import FramescopeStore
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 @testable import FramescopeCollector
 import FramescopeCore
 @testable import FramescopeDashboard
+@testable import FramescopeSQLite
 @testable import FramescopeStore
 import HTTPTypes
 import Hummingbird

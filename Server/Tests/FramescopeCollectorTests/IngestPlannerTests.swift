@@ -1,5 +1,6 @@
 @testable import FramescopeCollector
 import FramescopeCore
+@testable import FramescopeSQLite
 @testable import FramescopeStore
 import Testing
 

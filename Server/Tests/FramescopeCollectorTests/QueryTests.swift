@@ -2,6 +2,7 @@ import Foundation
 @testable import FramescopeCollector
 import FramescopeCore
 import FramescopeDemo
+@testable import FramescopeSQLite
 import FramescopeSimulation
 @testable import FramescopeStore
 import GRDB

@@ -3,6 +3,7 @@ import Foundation
 @testable import FramescopeCollector
 import FramescopeCore
 import FramescopeDemo
+@testable import FramescopeSQLite
 @testable import FramescopeStore
 import GRDB
 import Testing

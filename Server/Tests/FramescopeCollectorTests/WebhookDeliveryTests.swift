@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 @testable import FramescopeCollector
 import FramescopeCore
+@testable import FramescopeSQLite
 @testable import FramescopeStore
 import HTTPTypes
 import Hummingbird

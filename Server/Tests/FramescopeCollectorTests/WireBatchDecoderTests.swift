@@ -1,6 +1,7 @@
 import Foundation
 @testable import FramescopeCollector
 import FramescopeCore
+@testable import FramescopeSQLite
 import FramescopeSimulation
 @testable import FramescopeStore
 import NIOCore

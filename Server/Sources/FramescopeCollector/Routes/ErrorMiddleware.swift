@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -56,7 +55,7 @@ struct ErrorShapeMiddleware: RouterMiddleware {
     }
 
     /// The collector error for any error a route threw: a store's (``StoreError``, a
-    /// driver's ``StoreErrorConvertible``, SQLite's `SQLITE_FULL`) as
+    /// driver's ``StoreErrorConvertible`` or ``StoreErrorCandidate``: SQLite's `SQLITE_FULL`) as
     /// ``StoreError/collectorError`` maps it; unknown errors become a 500 that reveals nothing.
     static func shape(_ error: any Error, _ request: Request, _ context: CollectorRequestContext) -> CollectorError {
         switch error {
@@ -71,11 +70,11 @@ struct ErrorShapeMiddleware: RouterMiddleware {
                                   message: error.body ?? error.status.reasonPhrase, headers: error.headers)
         case is NIOTooManyBytesError:
             return CollectorError(.contentTooLarge, .bodyTooLarge, message: "the request body is larger than the collector accepts")
-        case let error as DatabaseError where StoreError(sqlite: error) != nil:
-            // The disk (or the database's size limit) is full: the transaction was rolled
-            // back, so nothing of the batch was kept and the device may send it again.
-            return StoreError(sqlite: error)?.collectorError ?? CollectorError(.internalServerError, .`internal`, message: "internal error")
         default:
+            // A driver's error that stands for a store error (SQLite's `SQLITE_FULL`: the disk,
+            // or the database's size limit, is full; the transaction was rolled back, so
+            // nothing of the batch was kept and the device may send it again).
+            if let known = (error as? any StoreErrorCandidate)?.storeErrorIfKnown { return known.collectorError }
             context.logger.error("unhandled error", metadata: ["error": .string(String(describing: error))])
             return CollectorError(.internalServerError, .`internal`, message: "internal error")
         }

@@ -49,3 +49,11 @@ public protocol StoreErrorConvertible: Error {
     /// The store error this error stands for.
     var storeError: StoreError { get }
 }
+
+/// An error of a store's driver that may stand for a ``StoreError``, and otherwise is a bug
+/// (SQLite's: only `SQLITE_FULL` stands for one, ``StoreError/full``). The collector answers
+/// one that does as the store error does, and any other 500 `internal`, logged.
+public protocol StoreErrorCandidate: Error {
+    /// The store error this error stands for, or `nil` when it stands for none.
+    var storeErrorIfKnown: StoreError? { get }
+}

@@ -1,5 +1,6 @@
 import Foundation
 import FramescopeCore
+import FramescopeStore
 import GRDB
 
 /// Apps and their keys: creation, listing, revocation, authentication (the key material,

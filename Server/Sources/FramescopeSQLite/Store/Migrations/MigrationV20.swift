@@ -1,3 +1,4 @@
+import FramescopeStore
 import GRDB
 
 /// Schema v20, frozen: symbol tables in chunks (issue 43, item 7). One row per app, image

@@ -1,3 +1,4 @@
+import FramescopeStore
 import GRDB
 
 /// Schema v16, frozen: the symbol tables of an app's builds (issue 33), one row per app and

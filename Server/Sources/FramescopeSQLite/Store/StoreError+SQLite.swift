@@ -1,3 +1,4 @@
+import FramescopeStore
 import GRDB
 
 extension StoreError {
@@ -8,4 +9,9 @@ extension StoreError {
         guard error.resultCode == .SQLITE_FULL else { return nil }
         self = .full
     }
+}
+
+extension DatabaseError: StoreErrorCandidate {
+    /// ``StoreError/init(sqlite:)``: ``StoreError/full`` for `SQLITE_FULL`, otherwise `nil`.
+    public var storeErrorIfKnown: StoreError? { StoreError(sqlite: self) }
 }

@@ -1,3 +1,4 @@
+import FramescopeStore
 import GRDB
 
 /// Schema v15, frozen: hangs (issue 33).

@@ -1,4 +1,5 @@
 import FramescopeCore
+import FramescopeStore
 import GRDB
 
 

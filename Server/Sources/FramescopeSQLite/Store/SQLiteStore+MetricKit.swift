@@ -1,4 +1,5 @@
 import FramescopeCore
+import FramescopeStore
 import GRDB
 
 /// MetricKit payload rows (`metrickit_payloads`, schema v8): stored through the same

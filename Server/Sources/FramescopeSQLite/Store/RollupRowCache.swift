@@ -1,4 +1,5 @@
 import Foundation
+import FramescopeStore
 import GRDB
 
 /// Rollup rows as this process last committed them, so that an upsert of a hot row (this

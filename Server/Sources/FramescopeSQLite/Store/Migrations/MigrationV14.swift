@@ -1,3 +1,4 @@
+import FramescopeStore
 import GRDB
 
 /// Schema v14, frozen: the cardinality window (`dimension_window`: per app, dimension and

@@ -1,5 +1,6 @@
 import Foundation
 import FramescopeCore
+import FramescopeStore
 import GRDB
 
 /// Reads: rollup rows merged per group, dimension values, and raw-event housekeeping.

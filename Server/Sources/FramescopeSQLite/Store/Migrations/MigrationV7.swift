@@ -1,4 +1,5 @@
 import Foundation
+import FramescopeStore
 import GRDB
 
 /// Migration v7's own code, frozen as it was written: per-visit statistics in rollup rows

@@ -1,4 +1,5 @@
 import Foundation
+import FramescopeStore
 import GRDB
 
 /// Key rotation, dashboard sessions and the pruning of access records.

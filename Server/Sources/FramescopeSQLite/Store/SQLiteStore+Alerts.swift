@@ -1,5 +1,6 @@
 import Foundation
 import FramescopeCore
+import FramescopeStore
 import GRDB
 
 /// Regression alerts, webhooks and their deliveries (schema v10).

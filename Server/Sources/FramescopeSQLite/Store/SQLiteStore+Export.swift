@@ -1,5 +1,6 @@
 import Foundation
 import FramescopeCore
+import FramescopeStore
 import GRDB
 
 /// Raw events out, for ``EventExport``: the keys of one hour in export order, then the

@@ -1,3 +1,4 @@
+import FramescopeStore
 import GRDB
 
 /// Schema v18, frozen: a hang's tags stored once, not copied into every hang row (issue 43,

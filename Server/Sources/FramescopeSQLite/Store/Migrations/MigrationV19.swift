@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import FramescopeStore
 import GRDB
 
 /// Schema v19, frozen: a hang row keeps only what is its own (issue 43, item 3).

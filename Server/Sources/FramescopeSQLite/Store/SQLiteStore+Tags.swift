@@ -1,5 +1,6 @@
 import Foundation
 import FramescopeCore
+import FramescopeStore
 import GRDB
 
 /// Declared tag keys (``DeclaredTags``): the `app_tag_keys` table and the tag rollups'

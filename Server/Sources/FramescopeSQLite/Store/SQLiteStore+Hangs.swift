@@ -1,5 +1,6 @@
 import Foundation
 import FramescopeCore
+import FramescopeStore
 import GRDB
 
 /// Hangs (migrations v15, v18, v19): rows written with their visits, read as groups by

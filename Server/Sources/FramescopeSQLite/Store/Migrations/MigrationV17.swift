@@ -1,3 +1,4 @@
+import FramescopeStore
 import GRDB
 
 /// Schema v17, frozen: visits per sample rate (issue 35).

@@ -1,5 +1,6 @@
 import Foundation
 import FramescopeCore
+import FramescopeStore
 import GRDB
 
 /// Ingest: one transaction per group-commit flush appends raw events and upserts the

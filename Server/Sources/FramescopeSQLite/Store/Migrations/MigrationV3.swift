@@ -1,4 +1,5 @@
 import Foundation
+import FramescopeStore
 import GRDB
 
 /// Migration v3's own code, frozen as it was written: it carries version 1's hourly

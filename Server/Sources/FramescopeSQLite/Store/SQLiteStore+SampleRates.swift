@@ -1,4 +1,5 @@
 import FramescopeCore
+import FramescopeStore
 import GRDB
 
 /// Visits per sample rate (``SampleRateStore``) in `sample_rates` (schema v17): one row per

@@ -1,3 +1,4 @@
+import FramescopeStore
 import GRDB
 
 /// Per-app thresholds (schema v9): one `app_bands` row per figure the app set bands for,

@@ -1,3 +1,4 @@
+import FramescopeStore
 import GRDB
 
 /// The schema's timeline: each migration registered once, named by its version, appended

@@ -1,5 +1,6 @@
 import Foundation
 import FramescopeCore
+import FramescopeStore
 import GRDB
 
 /// Symbol tables (migrations v16, v20): one row per app and image, its table in chunk rows

@@ -1,4 +1,5 @@
 import FramescopeCore
+import FramescopeStore
 import GRDB
 
 /// Bounded value lists: a dimension's or declared tag's values by visits, for filter menus

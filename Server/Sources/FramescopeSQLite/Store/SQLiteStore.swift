@@ -1,5 +1,6 @@
 import Foundation
 import FramescopeCore
+import FramescopeStore
 import GRDB
 
 /// The embedded store: one SQLite file in WAL mode (or a database in memory), through GRDB.
