@@ -81,7 +81,7 @@ public struct DeliveryStatistics: Sendable, Hashable {
     /// Visits written to the disk queue.
     public var eventsQueued = 0
     /// Fatal hangs found at launch, left by a process that died during a hang, and queued as
-    /// events (``FatalHangEvent``).
+    /// events (`FatalHangEvent`).
     public var fatalHangsRecovered = 0
     /// Visits lost because the disk queue could not be written (the reason is in ``lastError``).
     public var eventsLost = 0

@@ -16,15 +16,15 @@ extension Framescope {
         public var ingestKey: String
         /// The app: its collector id, version and build; nil (the default) to read the version
         /// and build from the main bundle and let the collector take the key's app
-        /// (``AppInfo/current(id:version:build:facts:)`` sets some values and reads the rest).
+        /// (``FramescopeCore/AppInfo/current(id:version:build:facts:)`` sets some values and reads the rest).
         public var app: AppInfo?
         /// The device: model, OS, highest refresh rate, installation id; nil (the default) to
-        /// read them (``DeviceInfo/current(model:osName:osVersion:maxRefreshRate:installationId:facts:)``).
+        /// read them (``FramescopeCore/DeviceInfo/current(model:osName:osVersion:maxRefreshRate:installationId:facts:)``).
         /// Without an installation id the SDK's own is sent (``InstallationID``).
         public var device: DeviceInfo?
         /// The share of installations that measure, 0 or 0.000001–1 (default 1; below one in a
         /// million the collector would refuse the batches): an installation is in
-        /// or out for good, by its id (``InstallationSampling``), and each batch says the rate
+        /// or out for good, by its id (`InstallationSampling`), and each batch says the rate
         /// so the collector can say which rates its figures come from.
         public var sampleRate: Double
         /// The engine's thresholds and what makes a visit worth sending. The hang threshold
@@ -42,7 +42,7 @@ extension Framescope {
         public var delivery: DeliveryConfiguration
         /// Reads the device's network, low-power and thermal state; called off the main
         /// thread when a visit is finished (default: unknown network, nominal, not low power;
-        /// on Apple platforms see ``DeviceState/current``).
+        /// on Apple platforms see `DeviceState.current()`).
         public var deviceState: @Sendable () -> DeviceState
         /// Receives one line, off the main thread, for each delivery problem a person should
         /// see: the collector saying the configuration is wrong (when that begins, changes and

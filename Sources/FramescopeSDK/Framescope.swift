@@ -23,7 +23,7 @@ import Foundation
 /// }
 /// ```
 ///
-/// On Apple platforms ``DisplayLinkDriver`` (UIKit) calls ``tick(timestamp:targetTimestamp:refreshInterval:)``
+/// On Apple platforms `DisplayLinkDriver` (UIKit) calls ``tick(timestamp:targetTimestamp:refreshInterval:)``
 /// from a `CADisplayLink` and pauses in the background; elsewhere the app (or a test)
 /// calls it.
 ///
@@ -87,7 +87,7 @@ public final class Framescope {
     /// (for a debug overlay, logs and tests).
     public var onVisit: (@MainActor (ScreenVisitEvent) -> Void)?
     /// Whether this installation measures: decided by its id and ``Configuration/sampleRate``
-    /// (``InstallationSampling``), the same at every launch.
+    /// (`InstallationSampling`), the same at every launch.
     public let isSampled: Bool
     /// The app as sent: the configuration's, or what was read.
     public let app: AppInfo
@@ -189,7 +189,7 @@ public final class Framescope {
     }
 
     /// Starts measuring (when this session is sampled) and delivering (always: batches an
-    /// earlier session left are sent either way): starts the parts in order (``parts``).
+    /// earlier session left are sent either way): starts the parts in order (`parts`).
     /// Later calls do nothing.
     public func start() {
         guard !isRunning, !isStopped else { return }
@@ -197,7 +197,7 @@ public final class Framescope {
         for part in parts { part.start() }
     }
 
-    /// Adds `part` to the end of ``parts`` and starts it if the SDK runs; it stops before
+    /// Adds `part` to the end of `parts` and starts it if the SDK runs; it stops before
     /// the parts added earlier.
     func add(_ part: any SDKPart) {
         guard !isStopped else { return }
@@ -207,7 +207,7 @@ public final class Framescope {
 
     /// The app shows `name` now: closes the current visit and starts one of `name`.
     ///
-    /// The name is sent as the collector accepts it (``WireText``): control and format
+    /// The name is sent as the collector accepts it (`WireText`): control and format
     /// characters are removed, it is cut to ``maximumScreenNameBytes``, an empty result is
     /// `(unnamed)`, and the collector's reserved `(other)` becomes `(other screen)`.
     public func screen(_ name: String) {
@@ -258,7 +258,7 @@ public final class Framescope {
 
     /// Sets (or with nil removes) a custom tag for the current and later visits.
     /// - Returns: false, changing nothing, when the tag breaks the limits: at most
-    ///   ``VisitContext/maximumTags`` tags, keys 1–64 and values 0–64 bytes of UTF-8, with no control or format characters (``WireText``).
+    ///   `VisitContext.maximumTags` (16) tags, keys 1–64 and values 0–64 bytes of UTF-8, with no control or format characters (`WireText`).
     @discardableResult
     public func setTag(_ value: String?, for key: String) -> Bool {
         defer { publishScene() }

@@ -87,9 +87,9 @@ import Foundation
 ///
 /// ## Decisions as values, IO in a shell
 /// Two values decide, with no threads or clocks of their own, and are tested with made-up
-/// times: ``HangDetector`` (which hangs began and ended, when to post the ping) and
-/// ``HangWatchdogPolicy`` (busy spans to publish or withdraw, when to start and end stack
-/// sampling, when to report progress, the sampling counts; its ``BusySpanRule`` is what the
+/// times: `HangDetector` (which hangs began and ended, when to post the ping) and
+/// `HangWatchdogPolicy` (busy spans to publish or withdraw, when to start and end stack
+/// sampling, when to report progress, the sampling counts; its `BusySpanRule` is what the
 /// ping applies on the watched queue). The shell, `HangWatchdog+Core.swift`, owns the thread
 /// and feeds them clock readings and the ping's runs (`HangWatchdog+Ping.swift`), then
 /// carries out what they return.

@@ -2,7 +2,7 @@ import Dispatch
 import FramescopeCore
 
 /// Samples the process's CPU use and resident memory at an interval on a background
-/// queue, and summarises each window (a screen visit) as a ``ResourceUsage``: minimum,
+/// queue, and summarises each window (a screen visit) as a `ResourceUsage`: minimum,
 /// mean and maximum.
 ///
 /// ```swift

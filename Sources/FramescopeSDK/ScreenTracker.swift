@@ -1,7 +1,7 @@
 import Atomics
 import FramescopeCore
 
-/// Cuts the stream of frame ticks into screen visits: one ``FrameAnalyzer`` per visit, with
+/// Cuts the stream of frame ticks into screen visits: one `FrameAnalyzer` per visit, with
 /// the visit's motion (scrolls, animations) as its segments, pauses left out, and late
 /// frames that overlapped a busy main thread counted apart.
 ///
@@ -19,7 +19,7 @@ import FramescopeCore
 ///
 /// - **First interval**: each visit's analyzer starts afresh, so the first interval after
 ///   entering a screen, after ``resume(now:)`` and after a long pause is reported only as
-///   ``FrameReport/firstFPS`` and kept out of every other figure.
+///   `FrameReport.firstFPS` and kept out of every other figure.
 /// - **Long pause**: a gap between ticks longer than ``Configuration/longPause`` in which
 ///   the watchdog did *not* see the main thread busy means the ticks stopped (the display
 ///   link was paused, the process stopped): the gap is left out, like a pause. A gap in
@@ -27,7 +27,7 @@ import FramescopeCore
 ///   counts.
 /// - **Busy main thread**: a late frame (at least one refresh missed) is checked at the
 ///   next tick against the latest two busy spans the watchdog published; if it overlaps
-///   one, it counts in ``MainThreadHitches``.
+///   one, it counts in `MainThreadHitches`.
 ///
 /// - Complexity: ``tick(timestamp:targetTimestamp:refreshInterval:)`` is O(1), allocates
 ///   nothing and takes no lock: the analyzer's work plus one atomic load.
@@ -88,7 +88,7 @@ public struct ScreenTracker {
     public private(set) var isPaused = false
     /// Whether motion (a scroll or an animation) is under way.
     public private(set) var isInMotion = false
-    /// Custom tags given to every visit that closes from now on (see ``VisitContext/tags``).
+    /// Custom tags given to every visit that closes from now on (see `VisitContext.tags`).
     public var tags: [String: String] = [:]
     /// Counters since the tracker was created.
     public private(set) var statistics = Statistics()
@@ -269,7 +269,7 @@ public struct ScreenTracker {
     }
 
     /// Measures again after ``pause(now:)``; the first interval after it is reported as
-    /// ``FrameReport/firstFPS`` only.
+    /// `FrameReport.firstFPS` only.
     /// - Parameter now: The monotonic clock, in nanoseconds.
     public mutating func resume(now: UInt64) {
         guard isPaused else { return }
@@ -317,7 +317,7 @@ public struct ClosedVisit: Sendable, Hashable {
     /// The hangs among `hangs` that belong to this visit (their midpoint lies in it), as
     /// the wire records them: offsets from the visit's start, cut to the visit's end (with
     /// the samples of the part cut off). Only the longest
-    /// ``HangStack/maximumStackedHangsPerVisit`` keep their stacks, as the collector accepts.
+    /// `HangStack.maximumStackedHangsPerVisit` keep their stacks, as the collector accepts.
     public func hangRecords(from hangs: [Hang]) -> [HangRecord] {
         var records: [HangRecord] = hangs.compactMap { hang in
             guard hang.midpoint >= start, hang.midpoint < end else { return nil }

@@ -22,7 +22,7 @@ public struct WatchdogConfiguration: Sendable, Hashable {
         /// (default 0.1 s, at least 0.01 s), or never with nil. On Linux it needs a main
         /// queue drained by the main thread (`RunLoop.main.run()`). See docs/sdk.md for the cost.
         public var interval: Double?
-        /// Most stack samples per hang, 1–``HangStack/maximumSamples`` (default 20).
+        /// Most stack samples per hang, 1–`HangStack.maximumSamples` (50; default 20).
         public var samples: Int
 
         /// Creates stack settings; see the properties for units and defaults.

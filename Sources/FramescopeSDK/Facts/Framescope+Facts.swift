@@ -31,7 +31,7 @@ extension Framescope {
     }
 
     /// The display's highest refresh rate, in Hz, as the display link learns it once a scene
-    /// is connected (``DisplayLinkDriver``): sent in later batches, unless the configuration
+    /// is connected (`DisplayLinkDriver`): sent in later batches, unless the configuration
     /// gave the device. Rates outside 1–1000 Hz are ignored.
     public func displayRefreshRate(_ hertz: Int) {
         guard !refreshRateGiven, (1...1000).contains(hertz), hertz != device.maxRefreshRate else { return }

@@ -2,7 +2,7 @@ import Foundation
 
 /// The SDK's installation id: a random UUID made the first time the SDK runs in an app's
 /// installation and kept in the SDK's folder (`installation-id`), so the collector can count
-/// distinct installations and sampling (``InstallationSampling``) keeps an installation in
+/// distinct installations and sampling (`InstallationSampling`) keeps an installation in
 /// or out for good.
 ///
 /// It is not derived from anything: no hardware serial, vendor or advertising identifier,

@@ -3,8 +3,8 @@ import Foundation
 
 /// What the SDK reads about the app and the device by itself, so that an app passes only
 /// its collector and key: the app's version and build, the device's model, OS and highest
-/// refresh rate. ``AppInfo/current(id:version:build:)`` and
-/// ``DeviceInfo/current(model:osName:osVersion:maxRefreshRate:installationId:)`` turn it into
+/// refresh rate. ``FramescopeCore/AppInfo/current(id:version:build:facts:)`` and
+/// ``FramescopeCore/DeviceInfo/current(model:osName:osVersion:maxRefreshRate:installationId:facts:)`` turn it into
 /// what a batch carries; a value the app passes explicitly wins.
 ///
 /// Where each fact comes from (``current()``):
@@ -58,7 +58,8 @@ public struct SystemFacts: Sendable, Hashable {
     ///   - osRelease: The text of `/etc/os-release` (or `/usr/lib/os-release`), if readable.
     ///   - machine: `uname`'s machine (`x86_64`).
     ///   - release: `uname`'s release (`6.1.0-18-amd64`), the version when os-release has none.
-    ///   - bundleVersion, bundleBuild: The main bundle's version and build, if any.
+    ///   - bundleVersion: The main bundle's version, if any.
+    ///   - bundleBuild: The main bundle's build, if any.
     ///   - processorCount: Processors this process may use.
     public static func linux(osRelease: String?, machine: String, release: String, bundleVersion: String?,
                              bundleBuild: String?, processorCount: Int) -> SystemFacts {

@@ -15,7 +15,7 @@
 /// framescope.apply(lifecycle.handle(.didBecomeActive))   // [.resumeFrames, .resumeHangReports]
 /// ```
 ///
-/// The Apple glue forwards each notification (``DisplayLinkDriver``); every decision is here.
+/// The Apple glue forwards each notification (`DisplayLinkDriver`); every decision is here.
 public struct AppLifecycle: Sendable, Hashable {
     /// What the process knew when it launched.
     public struct Launch: Sendable, Hashable {

@@ -7,7 +7,7 @@ extension Framescope {
     /// a list of them. On iOS the SDK subscribes to MetricKit itself when it starts and calls
     /// this for every payload (``MetricKitConfiguration/forwardsPayloads``); elsewhere an app or a test
     /// may call it with payloads of its own. The payload is on disk when this returns and is
-    /// uploaded with the visits' rules (``MetricKitForwarder``); it is sent even if this
+    /// uploaded with the visits' rules (`MetricKitForwarder`); it is sent even if this
     /// installation is not sampled, since MetricKit measures every device anyway.
     /// Safe from any thread.
     /// - Throws: ``SetupError/invalidConfiguration(_:)`` when forwarding is off, or

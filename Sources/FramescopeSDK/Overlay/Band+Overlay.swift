@@ -11,7 +11,7 @@ extension Band {
         }
     }
 
-    /// The hitch-ratio band of `hitchRatio` (ms/s) by ``Metric/hitchRatio``'s thresholds
+    /// The hitch-ratio band of `hitchRatio` (ms/s) by `Metric.hitchRatio`'s thresholds
     /// (Apple's: under 5 good, 5 to 10 warning, over 10 critical); `nil` for no ratio or one
     /// that is not a finite, non-negative number.
     public static func hitchRatio(_ hitchRatio: Double?) -> Band? {

@@ -8,7 +8,7 @@ import FramescopeCore
 /// Showing the refresh rate beside the FPS matters: a counter of callbacks alone reads
 /// "dropping" when ProMotion idles down to 10 Hz on a still screen, and never shows that
 /// Low Power Mode capped the display at 60 Hz. Drops here are the engine's
-/// (``FrameInterval/droppedFrames``), so the overlay and the reports agree.
+/// (`FrameInterval.droppedFrames`), so the overlay and the reports agree.
 ///
 /// ``tick(timestamp:targetTimestamp:refreshInterval:)`` runs on every frame and allocates
 /// nothing: the last second lives in a ring of ``capacity`` slots allocated once.

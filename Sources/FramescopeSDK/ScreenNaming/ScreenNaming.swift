@@ -16,7 +16,7 @@
 ///
 /// Containers (navigation, tab, split and page controllers, SwiftUI's hosts of
 /// navigation stacks) and the system's own controllers (keyboards, alerts, menus) are
-/// not screens: ``screenName(typeName:accessibilityIdentifier:override:)`` answers `nil` for
+/// not screens: ``screenName(typeName:accessibilityIdentifier:override:parentTypeName:)`` answers `nil` for
 /// them, so the visible child that appears next names the screen.
 public struct ScreenNaming: Sendable, Hashable {
     /// Extra type names (after the module prefix is removed) to treat as containers: an

@@ -10,7 +10,7 @@ extension Framescope {
         /// each visit's network from a `NWPathMonitor` the call starts, and low power and
         /// thermal state from `ProcessInfo`; a `deviceState` set here replaces that).
         public var configuration: Configuration
-        /// Name screens from UIKit by themselves (``trackScreensAutomatically(naming:)``;
+        /// Name screens from UIKit by themselves (`trackScreensAutomatically(naming:)`, where UIKit is;
         /// default true). Off, the app calls ``screen(_:)``.
         public var tracksScreens = true
         /// How view controllers' type names become screen names.
@@ -32,7 +32,7 @@ extension Framescope {
     /// Adds Framescope to an app with one call, from `application(_:didFinishLaunchingWithOptions:)`
     /// or the `App`'s initializer: reads the app's and the device's facts (``SystemFacts``),
     /// makes or reads the installation id, starts the SDK, and where UIKit is, the display
-    /// link (``DisplayLinkDriver``: ticks, the app's lifecycle, motion), automatic screen
+    /// link (`DisplayLinkDriver`: ticks, the app's lifecycle, motion), automatic screen
     /// tracking, the network monitor and MetricKit's forwarding; it keeps them all alive
     /// (``shared``). The collector files the visits under the ingest key's app.
     ///
