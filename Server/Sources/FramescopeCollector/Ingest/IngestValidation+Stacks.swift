@@ -77,9 +77,9 @@ extension IngestValidator {
         event.appVersion = CanonicalText.nfc(event.appVersion)
         event.build = CanonicalText.nfc(event.build)
         event.osVersion = CanonicalText.nfc(event.osVersion)
-        var tags: [String: String] = [:]
-        for (key, value) in event.context.tags { tags[CanonicalText.nfc(key)] = CanonicalText.nfc(value) }
-        event.context.tags = tags
+        // Two keys that become one cannot arrive as JSON (a `[String: String]` holds one);
+        // a visit refuses them for any other caller, a fatal hang keeps one of the values.
+        event.context.tags = normalizedTags(event.context.tags).tags
         event.stack?.normalize()
     }
 
@@ -89,7 +89,7 @@ extension IngestValidator {
     /// - Parameter startedAt: `event.startedAt` parsed (Unix seconds), nil when it is not a date.
     func check(_ event: FatalHangEvent, startedAt: Double?) -> (String, String)? {
         let id = event.id
-        guard !id.isEmpty, id.utf8.count <= 64, id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+        guard Self.isToken(id) else {
             return ("id", "id must be 1–64 letters, digits, '-' or '_'")
         }
         if let problem = WireText.problem(in: event.screen, maximumBytes: limits.maximumScreenLength) {
@@ -110,18 +110,7 @@ extension IngestValidator {
               startedAt + event.duration <= latestHangEnd else {
             return ("duration", "duration must be 0–\(Int(limits.maximumVisitDuration)) seconds, the hang ending by the batch's arrival plus the day of clock skew allowed for startedAt")
         }
-        if event.context.tags.count > VisitContext.maximumTags { return ("context.tags", "at most \(VisitContext.maximumTags) tags") }
-        for (key, value) in event.context.tags.sorted(by: { $0.key < $1.key }) {
-            if let problem = WireText.problem(in: key, maximumBytes: VisitContext.maximumTagLength) {
-                return ("context.tags", "tag key \(problem)")
-            }
-            if let problem = WireText.problem(in: value, maximumBytes: VisitContext.maximumTagLength, allowEmpty: true) {
-                return ("context.tags.\(key)", "tag value \(problem)")
-            }
-            if value == CardinalityLimits.other || value == DeclaredTags.none {
-                return ("context.tags.\(key)", "tag value '\(value)' is reserved (folded values and visits without the tag)")
-            }
-        }
+        if let problem = Self.tagProblem(event.context.tags) { return problem }
         return nil
     }
 

@@ -117,7 +117,7 @@ struct IngestValidator {
     /// stored raw event is the canonical JSON of what was checked (``StoredEventJSON``).
     func validate(_ batch: WireBatch, app: String) throws -> (IngestBatch, [RejectedEvent]) {
         let id = batch.batchId
-        guard !id.isEmpty, id.count <= 64, id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+        guard Self.isToken(id) else {
             throw CollectorError(.badRequest, .invalidField, field: "batchId", message: "batchId must be 1–64 letters, digits, '-' or '_'")
         }
         // Without an id the batch is the key's app's; with one it must name that app.
@@ -142,8 +142,7 @@ struct IngestValidator {
             }
         }
         if let installation = batch.device.installationId {
-            guard !installation.isEmpty, installation.count <= 64,
-                  installation.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+            guard Self.isToken(installation) else {
                 throw CollectorError(.badRequest, .invalidField, field: "device.installationId",
                                      message: "device.installationId must be 1–64 letters, digits, '-' or '_'")
             }
@@ -220,13 +219,8 @@ struct IngestValidator {
             event.hangs[index].stack?.normalize()
         }
         guard !event.context.tags.isEmpty else { return nil }
-        var tags: [String: String] = [:]
-        for (key, value) in event.context.tags {
-            let normal = CanonicalText.nfc(key)
-            guard tags.updateValue(CanonicalText.nfc(value), forKey: normal) == nil else {
-                return ("context.tags", "tag key '\(normal)' is given twice (in canonically equivalent spellings)")
-            }
-        }
+        let (tags, repeated) = normalizedTags(event.context.tags)
+        if let repeated { return ("context.tags", "tag key '\(repeated)' is given twice (in canonically equivalent spellings)") }
         event.context.tags = tags
         return nil
     }
@@ -247,18 +241,7 @@ struct IngestValidator {
         if !(event.duration.isFinite && event.duration >= 0 && event.duration <= limits.maximumVisitDuration) {
             return ("duration", "duration must be 0–\(Int(limits.maximumVisitDuration)) seconds")
         }
-        if event.context.tags.count > VisitContext.maximumTags { return ("context.tags", "at most \(VisitContext.maximumTags) tags") }
-        for (key, value) in event.context.tags.sorted(by: { $0.key < $1.key }) {
-            if let problem = WireText.problem(in: key, maximumBytes: VisitContext.maximumTagLength) {
-                return ("context.tags", "tag key \(problem)")
-            }
-            if let problem = WireText.problem(in: value, maximumBytes: VisitContext.maximumTagLength, allowEmpty: true) {
-                return ("context.tags.\(key)", "tag value \(problem)")
-            }
-            if value == CardinalityLimits.other || value == DeclaredTags.none {
-                return ("context.tags.\(key)", "tag value '\(value)' is reserved (folded values and visits without the tag)")
-            }
-        }
+        if let problem = Self.tagProblem(event.context.tags) { return problem }
         if event.report.frames == 0 { return ("report.frames", "a visit needs at least one measured frame") }
         if event.report.duration > event.duration + 1 {
             return ("report.duration", "report.duration exceeds the visit's duration")
