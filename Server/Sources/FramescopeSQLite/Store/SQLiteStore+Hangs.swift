@@ -66,26 +66,24 @@ extension SQLiteStore {
         /// by its digest.
         mutating func stackID(_ stack: String, _ db: Database) throws -> Int64 {
             if let known = stacks[stack] { return known }
-            let digest = MigrationV19.digest(stack)
-            let add = try db.cachedStatement(sql: "INSERT INTO hang_stacks (app_id, digest, stack) VALUES (?, ?, ?) ON CONFLICT (app_id, digest) DO NOTHING")
-            try add.execute(arguments: [app, digest, stack])
-            let find = try db.cachedStatement(sql: "SELECT id FROM hang_stacks WHERE app_id = ? AND digest = ?")
-            guard let id = try Int64.fetchOne(find, arguments: [app, digest]) else {
-                throw DatabaseError(resultCode: .SQLITE_INTERNAL, message: "hang_stacks: the row just added for a stack was not found")
-            }
+            let id = try Self.idOfRow(db, table: "hang_stacks", columns: ["app_id", "digest"], values: [app, MigrationV19.digest(stack)],
+                                      adding: ["stack": stack])
             stacks[stack] = id
             return id
         }
 
         /// The id of the row of `table` whose `columns` (its unique key) hold `values`, added
-        /// first when there is none.
-        private static func idOfRow(_ db: Database, table: String, columns: [String], values: [any DatabaseValueConvertible]) throws -> Int64 {
+        /// first, with the `adding` columns beside them, when there is none.
+        private static func idOfRow(_ db: Database, table: String, columns: [String], values: [any DatabaseValueConvertible],
+                                    adding extra: KeyValuePairs<String, any DatabaseValueConvertible> = [:]) throws -> Int64 {
             let names = columns.joined(separator: ", ")
+            let inserted = columns + extra.map(\.key)
             let add = try db.cachedStatement(sql: """
-                INSERT INTO \(table) (\(names)) VALUES (\(columns.map { _ in "?" }.joined(separator: ", "))) ON CONFLICT (\(names)) DO NOTHING
+                INSERT INTO \(table) (\(inserted.joined(separator: ", "))) VALUES (\(inserted.map { _ in "?" }.joined(separator: ", ")))
+                ON CONFLICT (\(names)) DO NOTHING
                 """)
             let arguments = StatementArguments(values)
-            try add.execute(arguments: arguments)
+            try add.execute(arguments: StatementArguments(values + extra.map(\.value)))
             let find = try db.cachedStatement(sql: "SELECT id FROM \(table) WHERE " + columns.map { "\($0) = ?" }.joined(separator: " AND "))
             guard let id = try Int64.fetchOne(find, arguments: arguments) else {
                 throw DatabaseError(resultCode: .SQLITE_INTERNAL, message: "\(table): the row just added was not found")
